@@ -1,0 +1,93 @@
+package dev.inbox;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What a handler decided about its delivery.
+ *
+ * <ul>
+ *   <li>{@link #ack()} deletes the row, or stamps {@code processed_at} where the table has it;</li>
+ *   <li>{@link #retry()} ends this attempt and makes the row due again; {@link #retry(Duration)}
+ *       after a delay;</li>
+ *   <li>{@link #drop()} removes the row, into the dead-letter table where one is declared.</li>
+ * </ul>
+ */
+public final class Outcome {
+    /** The three decisions. */
+    public enum Kind { ACK, RETRY, DROP }
+
+    private static final Outcome ACK = new Outcome(Kind.ACK, Duration.ZERO, null);
+    private static final Outcome RETRY = new Outcome(Kind.RETRY, Duration.ZERO, null);
+    private static final Outcome DROP = new Outcome(Kind.DROP, Duration.ZERO, null);
+
+    private final Kind kind;
+    private final Duration delay;
+    private final String reason;
+
+    private Outcome(Kind kind, Duration delay, String reason) {
+        this.kind = kind;
+        this.delay = delay;
+        this.reason = reason;
+    }
+
+    public static Outcome ack() {
+        return ACK;
+    }
+
+    public static Outcome retry() {
+        return RETRY;
+    }
+
+    /** Retry once {@code delay} has passed; a zero delay is {@link #retry()}. */
+    public static Outcome retry(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("a retry delay cannot be negative: " + delay);
+        }
+        return delay.isZero() ? RETRY : new Outcome(Kind.RETRY, delay, null);
+    }
+
+    public static Outcome drop() {
+        return DROP;
+    }
+
+    /** Drop, recording {@code reason} as the error text where a dead-letter table is declared. */
+    public static Outcome drop(String reason) {
+        return new Outcome(Kind.DROP, Duration.ZERO, Objects.requireNonNull(reason, "reason"));
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The retry delay; zero for every other outcome. */
+    public Duration delay() {
+        return delay;
+    }
+
+    /** The reason given to {@link #drop(String)}, or null. */
+    public String reason() {
+        return reason;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Outcome other && kind == other.kind && delay.equals(other.delay)
+                && Objects.equals(reason, other.reason);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, delay, reason);
+    }
+
+    @Override
+    public String toString() {
+        return switch (kind) {
+            case ACK -> "ack";
+            case RETRY -> delay.isZero() ? "retry" : "retry(" + delay + ")";
+            case DROP -> reason == null ? "drop" : "drop(" + reason + ")";
+        };
+    }
+}

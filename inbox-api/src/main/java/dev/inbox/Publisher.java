@@ -1,0 +1,34 @@
+package dev.inbox;
+
+import java.sql.Connection;
+
+/**
+ * Inserts jobs into one queue's table. The insert is built once from the table's description.
+ * After the broker has shut down every call fails with {@link InboxException.Kind#CLOSED}.
+ *
+ * @param <T> the payload type, encoded as JSON
+ */
+public interface Publisher<T> {
+
+    /** The queue this publisher writes to. */
+    String queue();
+
+    /** Inserts one job in a transaction of its own and wakes the queue's local subscription. */
+    default void publish(T payload) {
+        publish(payload, PublishOptions.NONE);
+    }
+
+    /** Inserts one job with a delay, group, priority, headers or id. */
+    void publish(T payload, PublishOptions options);
+
+    /**
+     * Inserts one job through {@code connection}, inside the caller's transaction: a rollback
+     * publishes nothing. The local subscription finds it at the next wake after the caller commits.
+     */
+    void publish(Connection connection, T payload, PublishOptions options);
+
+    /** Inserts one job through the caller's connection, inside its transaction. */
+    default void publish(Connection connection, T payload) {
+        publish(connection, payload, PublishOptions.NONE);
+    }
+}

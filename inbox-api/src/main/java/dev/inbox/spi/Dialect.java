@@ -1,0 +1,77 @@
+package dev.inbox.spi;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.InboxSpec;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Everything database-specific: which database it serves, which claim forms, how names are quoted
+ * and times bound, and the text of every statement. Statements are data, built once per table when
+ * a subscription opens; they name their parameters ({@code :now}, {@code :id}, see
+ * {@link NamedSql}) and the engine binds them.
+ *
+ * <p>The built-in dialects serve PostgreSQL, MySQL/MariaDB and SQLite. A database they do not
+ * serve is served by an implementation of this interface given to the broker
+ * ({@code InboxBroker.dialect(..)}) or listed in
+ * {@code META-INF/services/dev.inbox.spi.Dialect}.
+ */
+public interface Dialect {
+
+    /** A short name for messages and logs, such as {@code postgresql}. */
+    String name();
+
+    /** True when this dialect serves the database {@code metaData} describes. */
+    boolean serves(DatabaseMetaData metaData) throws SQLException;
+
+    /** The claim forms this dialect serves. */
+    Set<ClaimForm> forms();
+
+    /** The longest table or column name the database takes. */
+    int maxIdentifierLength();
+
+    /** Quotes a name already checked as a plain identifier; {@code schema.table} quotes each part. */
+    String quote(String identifier);
+
+    /** Statements run on each new connection of a pool the broker builds itself. */
+    default List<String> connectionInitSql() {
+        return List.of();
+    }
+
+    /**
+     * Checks the server where the dialect has a version floor for {@code form}.
+     *
+     * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed
+     */
+    default void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {}
+
+    /** Prepares {@code sql} on the server, so that a table or column the database lacks fails now. */
+    default void prepare(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.getParameterMetaData();
+        }
+    }
+
+    /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
+    Instant stored(Instant time);
+
+    /** The lease's expiry for a claim at {@code now}, as stored; it is the delivery's ownership token. */
+    default Instant leaseExpiry(Instant now, Duration lease) {
+        return stored(now.plus(lease));
+    }
+
+    /** Binds a time (already {@link #stored}); null binds SQL NULL. */
+    void bindTime(PreparedStatement statement, int index, Instant time) throws SQLException;
+
+    /** The insert of one job, with the parameters of the columns the publisher writes. */
+    String insert(TableShape table);
+
+    /** The statements of the lease form. */
+    LeaseStatements lease(TableShape table);
+}

@@ -1,0 +1,130 @@
+package dev.inbox.dialect;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.TableShape;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * MySQL 8.0.1+ and MariaDB 10.6+ (the versions that added {@code SKIP LOCKED}). A lease claim
+ * selects its rows, stamps each one and commits, at READ COMMITTED. Expiries are whole seconds,
+ * so a {@code DATETIME} without fractions holds the token exactly; times are UTC.
+ */
+public final class MySqlDialect extends StandardDialect {
+    private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)");
+
+    public MySqlDialect() {
+        super('`');
+    }
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    @Override
+    public boolean serves(DatabaseMetaData metaData) throws SQLException {
+        String product = metaData.getDatabaseProductName();
+        return product.equalsIgnoreCase("MySQL") || product.equalsIgnoreCase("MariaDB");
+    }
+
+    @Override
+    public Set<ClaimForm> forms() {
+        return EnumSet.of(ClaimForm.LEASE);
+    }
+
+    @Override
+    public int maxIdentifierLength() {
+        return 64;
+    }
+
+    @Override
+    public void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
+        String version;
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            version = rs.getString(1);
+        }
+        checkVersion(version, table.table());
+    }
+
+    /** Throws {@code SERVER_TOO_OLD} for MariaDB below 10.6 and MySQL below 8.0.1. */
+    static void checkVersion(String version, String table) {
+        boolean maria = version.toLowerCase().contains("mariadb");
+        int[] floor = maria ? new int[] {10, 6, 0} : new int[] {8, 0, 1};
+        Matcher m = VERSION.matcher(version);
+        if (!m.find()) {
+            return;
+        }
+        int[] found = {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
+        for (int i = 0; i < 3; i++) {
+            if (found[i] != floor[i]) {
+                if (found[i] < floor[i]) {
+                    throw new InboxException(InboxException.Kind.SERVER_TOO_OLD, "table " + table + ": the server is "
+                            + (maria ? "MariaDB " : "MySQL ") + version + ", and Inbox needs "
+                            + (maria ? "MariaDB 10.6" : "MySQL 8.0.1") + " or later (SKIP LOCKED): upgrade the server");
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public Instant stored(Instant time) {
+        return time.truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    @Override
+    public Instant leaseExpiry(Instant now, java.time.Duration lease) {
+        Instant expiry = now.plus(lease);
+        Instant whole = expiry.truncatedTo(ChronoUnit.SECONDS);
+        return whole.equals(expiry) ? whole : whole.plusSeconds(1);
+    }
+
+    @Override
+    public void bindTime(PreparedStatement statement, int index, Instant time) throws SQLException {
+        if (time == null) {
+            statement.setNull(index, Types.TIMESTAMP);
+        } else {
+            statement.setObject(index, LocalDateTime.ofInstant(time, ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    public void prepare(Connection connection, String sql) throws SQLException {
+        // The driver prepares on the client; PREPARE makes the server resolve every table and column.
+        try (Statement s = connection.createStatement()) {
+            s.execute("PREPARE inbox_check FROM " + literal(sql));
+            s.execute("DEALLOCATE PREPARE inbox_check");
+        }
+    }
+
+    private static String literal(String sql) {
+        return "'" + sql.replace("\\", "\\\\").replace("'", "''") + "'";
+    }
+
+    @Override
+    protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
+        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + leaseDue(t, "")
+                + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
+        String stamp = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " = :id";
+        return new LeaseStatements(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp, extend, ack, retry,
+                drop);
+    }
+}

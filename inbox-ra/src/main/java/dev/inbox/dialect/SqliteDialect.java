@@ -1,0 +1,82 @@
+package dev.inbox.dialect;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.TableShape;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * SQLite: one writer locks the whole database, so no claim can hold rows for a handler; the lease
+ * claim is one {@code UPDATE ... RETURNING}. Times are text that sorts exactly: fixed-width UTC
+ * ISO-8601 with microseconds.
+ */
+public final class SqliteDialect extends StandardDialect {
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+
+    public SqliteDialect() {
+        super('"');
+    }
+
+    @Override
+    public String name() {
+        return "sqlite";
+    }
+
+    @Override
+    public boolean serves(DatabaseMetaData metaData) throws SQLException {
+        return metaData.getDatabaseProductName().equalsIgnoreCase("SQLite");
+    }
+
+    @Override
+    public Set<ClaimForm> forms() {
+        return EnumSet.of(ClaimForm.LEASE);
+    }
+
+    @Override
+    public int maxIdentifierLength() {
+        return 128;
+    }
+
+    @Override
+    public List<String> connectionInitSql() {
+        return List.of("PRAGMA busy_timeout = 10000");
+    }
+
+    @Override
+    public Instant stored(Instant time) {
+        return time.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    @Override
+    public void bindTime(PreparedStatement statement, int index, Instant time) throws SQLException {
+        if (time == null) {
+            statement.setNull(index, Types.VARCHAR);
+        } else {
+            statement.setString(index, format(time));
+        }
+    }
+
+    /** The text SQLite keeps for {@code time}. */
+    public static String format(Instant time) {
+        return TIME.format(time);
+    }
+
+    @Override
+    protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
+        String claim = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " IN (SELECT " + t.id()
+                + " FROM " + t.table() + " WHERE " + leaseDue(t, "") + " ORDER BY " + claimOrder(t)
+                + " LIMIT :limit) RETURNING " + claimResult(t, "", true);
+        return new LeaseStatements(LeaseStatements.ClaimStyle.RETURNING, claim, null, extend, ack, retry, drop);
+    }
+}

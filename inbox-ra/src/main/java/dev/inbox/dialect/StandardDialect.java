@@ -1,0 +1,144 @@
+package dev.inbox.dialect;
+
+import dev.inbox.Column;
+import dev.inbox.Identifiers;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.TableShape;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * The statements the built-in databases write alike; each database's class adds the claim and
+ * whatever differs. Every statement is built once per table, when a subscription opens.
+ */
+public abstract class StandardDialect implements Dialect {
+    private final char quote;
+
+    protected StandardDialect(char quote) {
+        this.quote = quote;
+    }
+
+    @Override
+    public String quote(String identifier) {
+        StringJoiner quoted = new StringJoiner(".");
+        for (String part : identifier.split("\\.", -1)) {
+            Identifiers.check(part, "table or column");
+            if (part.length() > maxIdentifierLength()) {
+                throw new InboxException(InboxException.Kind.DECLARATION, "the name '" + part + "' has "
+                        + part.length() + " characters; " + name() + " takes at most " + maxIdentifierLength()
+                        + ": shorten it");
+            }
+            quoted.add(quote + part + quote);
+        }
+        return quoted.toString();
+    }
+
+    /** The condition a row meets when it may be claimed at {@code :now} in the lease form. */
+    protected String leaseDue(TableShape t, String prefix) {
+        InboxSpec spec = t.spec();
+        String lease = prefix + t.name(spec.lease().orElseThrow());
+        StringBuilder due = new StringBuilder("(" + lease + " IS NULL OR " + lease + " <= :now)");
+        t.name(spec.retryAfter()).ifPresent(c -> due.append(" AND (" + prefix + c + " IS NULL OR " + prefix + c
+                + " <= :now)"));
+        t.name(spec.processedAt()).ifPresent(c -> due.append(" AND " + prefix + c + " IS NULL"));
+        return due.toString();
+    }
+
+    /** The claim order: higher priority first, then id. */
+    protected String claimOrder(TableShape t) {
+        List<String> order = new ArrayList<>();
+        t.name(t.spec().priority()).ifPresent(c -> order.add(c + " DESC"));
+        order.add(t.id());
+        return String.join(", ", order);
+    }
+
+    /** The four result columns of a claim: id, attempt before the claim, payload, headers. */
+    protected String claimResult(TableShape t, String prefix, boolean attemptAlreadyCounted) {
+        InboxSpec spec = t.spec();
+        String attempt = t.name(spec.attempt())
+                .map(c -> attemptAlreadyCounted ? prefix + c + " - 1" : prefix + c).orElse("0");
+        String headers = t.name(spec.headers()).map(c -> prefix + c + headersAsText()).orElse("NULL");
+        return prefix + t.id() + ", " + attempt + ", " + prefix + t.name(spec.payload().orElseThrow()) + ", " + headers;
+    }
+
+    /** What reads a JSON column as text in a result, if the driver needs it. */
+    protected String headersAsText() {
+        return "";
+    }
+
+    /** The claim's stamp of the lease (and the attempt, where the table counts it). */
+    protected String leaseStamp(TableShape t) {
+        InboxSpec spec = t.spec();
+        String stamp = t.name(spec.lease().orElseThrow()) + " = :expiry";
+        return stamp + t.name(spec.attempt()).map(c -> ", " + c + " = " + c + " + 1").orElse("");
+    }
+
+    protected String owned(TableShape t) {
+        return " WHERE " + t.id() + " = :id AND " + t.name(t.spec().lease().orElseThrow()) + " = :token";
+    }
+
+    @Override
+    public LeaseStatements lease(TableShape t) {
+        InboxSpec spec = t.spec();
+        String lease = t.name(spec.lease().orElseThrow());
+        String extend = "UPDATE " + t.table() + " SET " + lease + " = :expiry" + owned(t);
+        String ack = t.name(spec.processedAt())
+                .map(p -> "UPDATE " + t.table() + " SET " + p + " = :processed, " + lease + " = NULL" + owned(t))
+                .orElse("DELETE FROM " + t.table() + owned(t));
+        // Without a retry_after column the lease column itself holds when a retried row is due.
+        String retry = t.name(spec.retryAfter())
+                .map(r -> "UPDATE " + t.table() + " SET " + lease + " = NULL, " + r + " = :due" + owned(t))
+                .orElse("UPDATE " + t.table() + " SET " + lease + " = :due" + owned(t));
+        String drop = "DELETE FROM " + t.table() + owned(t);
+        return leaseClaim(t, extend, ack, retry, drop);
+    }
+
+    /** The claim statements of this database, with the settlements built above. */
+    protected abstract LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop);
+
+    @Override
+    public String insert(TableShape t) {
+        InboxSpec spec = t.spec();
+        List<String> columns = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        if (!spec.id().isGenerated()) {
+            columns.add(t.id());
+            values.add(":id");
+        }
+        spec.attempt().filter(c -> !c.isGenerated()).ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add("1");
+        });
+        Column payload = spec.payload().orElseThrow();
+        columns.add(t.name(payload));
+        values.add(jsonParameter(t, payload, ":payload"));
+        spec.headers().ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(jsonParameter(t, c, ":headers"));
+        });
+        spec.group().ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(":group");
+        });
+        spec.priority().ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(":priority");
+        });
+        // A publish delay lives in retry_after, or in a lease table without one, in the lease column.
+        spec.retryAfter().or(spec::lease).ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(":due");
+        });
+        return "INSERT INTO " + t.table() + " (" + String.join(", ", columns) + ") VALUES ("
+                + String.join(", ", values) + ")";
+    }
+
+    /** A parameter written into a JSON or text column; PostgreSQL casts it to json types. */
+    protected String jsonParameter(TableShape t, Column column, String parameter) {
+        return parameter;
+    }
+}

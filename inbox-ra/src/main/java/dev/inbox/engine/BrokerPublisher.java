@@ -1,0 +1,129 @@
+package dev.inbox.engine;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.PublishOptions;
+import dev.inbox.Publisher;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/** A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert. */
+final class BrokerPublisher<T> implements Publisher<T> {
+    private final InboxBroker broker;
+    private final String queue;
+    private final InboxSpec spec;
+    private final ObjectWriter writer;
+
+    BrokerPublisher(InboxBroker broker, String queue, InboxSpec spec, ObjectWriter writer) {
+        this.broker = broker;
+        this.queue = queue;
+        this.spec = spec;
+        this.writer = writer;
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public void publish(T payload, PublishOptions options) {
+        broker.checkOpen(queue);
+        try (Connection connection = broker.connections().get()) {
+            insert(connection, payload, options);
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+        broker.wake(queue);
+    }
+
+    @Override
+    public void publish(Connection connection, T payload, PublishOptions options) {
+        broker.checkOpen(queue);
+        boolean autoCommit;
+        try {
+            insert(connection, payload, options);
+            autoCommit = connection.getAutoCommit();
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+        if (autoCommit) {
+            broker.wake(queue);
+        }
+    }
+
+    private InboxException failed(SQLException e) {
+        return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
+                + spec.table() + " failed: " + Redaction.redact(e.getMessage()), e);
+    }
+
+    private void insert(Connection connection, T payload, PublishOptions options) throws SQLException {
+        OpenedTable table = broker.table(queue);
+        check(options);
+        byte[] json;
+        try {
+            json = writer.writeValueAsBytes(payload);
+        } catch (JsonProcessingException e) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": the payload "
+                    + (payload == null ? "null" : payload.getClass().getName()) + " cannot be written as JSON: "
+                    + e.getOriginalMessage(), e);
+        }
+        Sql insert = table.insert();
+        try (PreparedStatement ps = insert.prepare(connection)) {
+            if (table.binaryPayload()) {
+                insert.setBytes(ps, "payload", json);
+            } else {
+                insert.setString(ps, "payload", new String(json, StandardCharsets.UTF_8));
+            }
+            if (insert.uses("id")) {
+                insert.set(ps, "id", options.id());
+            }
+            if (insert.uses("headers")) {
+                insert.setString(ps, "headers", options.headers().isEmpty() ? null : headers(options));
+            }
+            if (insert.uses("group")) {
+                insert.setString(ps, "group", options.group());
+            }
+            if (insert.uses("priority")) {
+                insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
+            }
+            Instant due = options.delay().isZero() ? null
+                    : broker.dialect().stored(broker.clock().instant().plus(options.delay()));
+            insert.setTime(ps, "due", due, broker.dialect());
+            ps.executeUpdate();
+        }
+    }
+
+    private String headers(PublishOptions options) {
+        try {
+            return writer.writeValueAsString(options.headers());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void check(PublishOptions options) {
+        require(options.delay().isZero() || spec.retryAfter().isPresent() || spec.lease().isPresent(),
+                "a publish delay needs a retry_after column");
+        require(options.group() == null || spec.group().isPresent(), "a group needs a group column");
+        require(options.priority() == null || spec.priority().isPresent(), "a priority needs a priority column");
+        require(options.headers().isEmpty() || spec.headers().isPresent(), "headers need a headers column");
+        if (!spec.id().isGenerated() && options.id() == null) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": table " + spec.table()
+                    + " does not generate its id column " + spec.id().name()
+                    + ": publish with PublishOptions.NONE.id(..) or declare the id generated");
+        }
+    }
+
+    private void require(boolean ok, String what) {
+        if (!ok) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": " + what
+                    + ", and table " + spec.table() + " has none: add the column to the table and its description");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.inbox.engine;
+
+import dev.inbox.Delivery;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A claimed row from its claim until it settles. Its token (the lease expiry) moves as the keeper
+ * extends it; extension and settlement hold the delivery's monitor, so a settlement never races
+ * an extension with a stale token. Engine-internal; public for the claim forms.
+ */
+public final class InFlight implements Delivery {
+    private final String queue;
+    private final Object id;
+    private final int attempt;
+    private final byte[] payload;
+    private final Map<String, String> headers;
+    private Instant token;
+    private boolean settled;
+    private volatile Thread worker;
+
+    public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token) {
+        this.queue = queue;
+        this.id = id;
+        this.attempt = attempt;
+        this.payload = payload;
+        this.headers = headers;
+        this.token = token;
+    }
+
+    @Override
+    public Object id() {
+        return id;
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public int attempt() {
+        return attempt;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    @Override
+    public synchronized Optional<Instant> deadline() {
+        return Optional.ofNullable(token);
+    }
+
+    @Override
+    public Connection connection() {
+        throw new IllegalStateException("queue " + queue + " is not transactional: declare the subscription"
+                + " transactional to write through the delivery's connection");
+    }
+
+    /** The payload as read from the row; null when the row holds none. */
+    public byte[] payload() {
+        return payload;
+    }
+
+    /** The ownership token; call while holding this delivery's monitor. */
+    public Instant token() {
+        return token;
+    }
+
+    /** Moves the token after a successful extension; call while holding this delivery's monitor. */
+    public void token(Instant next) {
+        token = next;
+    }
+
+    /** True once settled or released; call while holding this delivery's monitor. */
+    public boolean settled() {
+        return settled;
+    }
+
+    /** Marks the delivery finished; call while holding this delivery's monitor. */
+    public void markSettled() {
+        settled = true;
+    }
+
+    Thread worker() {
+        return worker;
+    }
+
+    void worker(Thread thread) {
+        worker = thread;
+    }
+
+    @Override
+    public String toString() {
+        return queue + "#" + id + " (attempt " + attempt + ")";
+    }
+}

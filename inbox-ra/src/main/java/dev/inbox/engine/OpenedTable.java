@@ -1,0 +1,100 @@
+package dev.inbox.engine;
+
+import dev.inbox.Column;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A table as one broker uses it: its shape read from the database once, and its insert, checked
+ * on the server. Publishers and the subscription share it.
+ */
+final class OpenedTable {
+    private static final Set<String> BINARY = Set.of("bytea", "blob", "longblob", "mediumblob", "tinyblob",
+            "varbinary", "binary", "binary varying", "bytes");
+
+    private final TableShape shape;
+    private final Sql insert;
+    private final boolean binaryPayload;
+
+    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload) {
+        this.shape = shape;
+        this.insert = insert;
+        this.binaryPayload = binaryPayload;
+    }
+
+    /**
+     * Reads the table's columns from the database and prepares its insert.
+     *
+     * @throws InboxException {@code DECLARATION} for a name the dialect cannot take,
+     *                        {@code SCHEMA} for a table or column the database lacks
+     */
+    static OpenedTable open(Connection connection, Dialect dialect, InboxSpec spec) throws SQLException {
+        Map<String, String> quoted = new HashMap<>();
+        quoted.put(spec.table(), dialect.quote(spec.table()));
+        for (Column c : spec.columns()) {
+            quoted.put(c.name(), dialect.quote(c.name()));
+        }
+        String probe = "SELECT " + spec.columns().stream().map(c -> quoted.get(c.name()))
+                .collect(Collectors.joining(", ")) + " FROM " + quoted.get(spec.table()) + " WHERE 1 = 0";
+        Map<String, String> types = new HashMap<>();
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<Column> columns = spec.columns();
+            for (int i = 0; i < columns.size(); i++) {
+                types.put(columns.get(i).name(), meta.getColumnTypeName(i + 1));
+            }
+        } catch (SQLException e) {
+            throw schema(spec, "column check", probe, e);
+        }
+        TableShape shape = new TableShape(spec, quoted::get, types);
+        Sql insert = new Sql("insert", dialect.insert(shape));
+        prepare(connection, dialect, spec, insert);
+        Column payload = spec.payload().orElseThrow();
+        boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
+        return new OpenedTable(shape, insert, binary);
+    }
+
+    /** Prepares {@code sql} on the server, turning a failure into {@code SCHEMA} naming table and statement. */
+    static void prepare(Connection connection, Dialect dialect, InboxSpec spec, Sql sql) {
+        try {
+            dialect.prepare(connection, sql.jdbc());
+        } catch (SQLException e) {
+            throw schema(spec, sql.name(), sql.text(), e);
+        }
+    }
+
+    static InboxException schema(InboxSpec spec, String statement, String sql, SQLException cause) {
+        return new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + ": the " + statement
+                + " statement does not prepare on the database (" + cause.getMessage().trim()
+                + "). Create the table with the columns " + spec.columns().stream().map(Column::name).toList()
+                + " or correct the description. Statement: " + sql, cause);
+    }
+
+    TableShape shape() {
+        return shape;
+    }
+
+    InboxSpec spec() {
+        return shape.spec();
+    }
+
+    Sql insert() {
+        return insert;
+    }
+
+    boolean binaryPayload() {
+        return binaryPayload;
+    }
+}

@@ -1,0 +1,354 @@
+package dev.inbox.engine;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.inbox.Handler;
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.engine.form.Form;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs one subscription: a claim loop that takes due rows while a worker is free, {@code workers}
+ * threads that decode, handle and settle, and in the lease form a keeper that extends every lease
+ * in work each half lease.
+ */
+final class SubscriptionRunner<T> {
+    private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final String queue;
+    private final String table;
+    private final Form form;
+    private final Handler<T> handler;
+    private final ObjectReader reader;
+    private final Connections connections;
+    private final Clock clock;
+    private final BrokerListener listener;
+    private final int workers;
+    private final int batchSize;
+    private final Duration pollInterval;
+    private final Duration lease;
+
+    private final WakeSignal wake = new WakeSignal();
+    private final WakeSignal keeperWake = new WakeSignal();
+    private final Semaphore freeWorkers;
+    private final BlockingQueue<InFlight> ready = new LinkedBlockingQueue<>();
+    private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch loopsDone;
+    private final AtomicInteger rowsReleased = new AtomicInteger();
+    private volatile boolean stopping;
+    private volatile boolean keeperPaused;
+    private volatile Thread claimThread;
+    private volatile Thread keeperThread;
+
+    SubscriptionRunner(String queue, String table, Form form, Handler<T> handler, ObjectReader reader,
+            Connections connections, Clock clock, BrokerListener listener, int workers, int batchSize,
+            Duration pollInterval, Duration lease) {
+        this.queue = queue;
+        this.table = table;
+        this.form = form;
+        this.handler = handler;
+        this.reader = reader;
+        this.connections = connections;
+        this.clock = clock;
+        this.listener = listener;
+        this.workers = workers;
+        this.batchSize = batchSize;
+        this.pollInterval = pollInterval;
+        this.lease = lease;
+        this.freeWorkers = new Semaphore(workers);
+        this.loopsDone = new CountDownLatch(form.keepsLeases() ? 2 : 1);
+    }
+
+    void start(Threads threads) {
+        threads.start("inbox-" + queue + "-claim", this::claimLoop);
+        if (form.keepsLeases()) {
+            threads.start("inbox-" + queue + "-keeper", this::keeperLoop);
+        }
+        for (int i = 1; i <= workers; i++) {
+            threads.start("inbox-" + queue + "-worker-" + i, this::workerLoop);
+        }
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    void wake() {
+        wake.wake();
+    }
+
+    // ---- claim loop ----
+
+    private void claimLoop() {
+        claimThread = Thread.currentThread();
+        Duration backoff = Duration.ZERO;
+        try {
+            while (!stopping) {
+                freeWorkers.acquire();
+                int wanted = 1 + freeWorkers.drainPermits();
+                if (wanted > batchSize) {
+                    freeWorkers.release(wanted - batchSize);
+                    wanted = batchSize;
+                }
+                if (stopping) {
+                    freeWorkers.release(wanted);
+                    break;
+                }
+                wake.clear();
+                List<InFlight> claimed;
+                try (Connection connection = connections.get()) {
+                    claimed = form.claim(connection, clock.instant(), wanted);
+                    backoff = Duration.ZERO;
+                } catch (SQLException | RuntimeException e) {
+                    freeWorkers.release(wanted);
+                    backoff = backoff.isZero() ? Duration.ofMillis(100) : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
+                    failed("claim", e, backoff);
+                    sleep(backoff);
+                    continue;
+                }
+                freeWorkers.release(wanted - claimed.size());
+                for (InFlight delivery : claimed) {
+                    inWork.add(delivery);
+                    ready.add(delivery);
+                }
+                if (stopping) {
+                    break;
+                }
+                if (claimed.size() < wanted) {
+                    // Fewer rows than free workers: nothing more is due until a wake or the next poll.
+                    wake.await(pollInterval);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            loopsDone.countDown();
+        }
+    }
+
+    private void failed(String what, Exception e, Duration backoff) {
+        listener.databaseFailed(queue, what, e);
+        LOG.log(Level.WARNING, "queue {0}: {1} on table {2} failed, trying again in {3} ms: {4}", queue, what, table,
+                backoff.toMillis(), Redaction.redact(String.valueOf(e.getMessage())));
+    }
+
+    private void sleep(Duration d) throws InterruptedException {
+        if (!stopping) {
+            wake.await(d);
+        }
+    }
+
+    // ---- keeper ----
+
+    private void keeperLoop() {
+        keeperThread = Thread.currentThread();
+        Duration half = lease.dividedBy(2);
+        try {
+            while (!stopping) {
+                keeperWake.await(half);
+                if (stopping) {
+                    break;
+                }
+                if (!keeperPaused && !inWork.isEmpty()) {
+                    extendAll();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            loopsDone.countDown();
+        }
+    }
+
+    private void extendAll() {
+        try (Connection connection = connections.get()) {
+            for (InFlight delivery : inWork) {
+                synchronized (delivery) {
+                    if (delivery.settled() || stopping) {
+                        continue;
+                    }
+                    if (!form.extend(connection, delivery, clock.instant())) {
+                        LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before the"
+                                + " keeper could extend it; its settlement will fail with LEASE_LOST", queue,
+                                delivery.id(), table);
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            failed("lease extension", e, lease.dividedBy(2));
+        }
+    }
+
+    /** Stops extending leases, as when the database is out of the keeper's reach. For tests. */
+    void pauseKeeper(boolean paused) {
+        keeperPaused = paused;
+    }
+
+    // ---- workers ----
+
+    private void workerLoop() {
+        try {
+            while (true) {
+                InFlight delivery = ready.poll(100, TimeUnit.MILLISECONDS);
+                if (delivery == null) {
+                    if (stopping && ready.isEmpty()) {
+                        return;
+                    }
+                    continue;
+                }
+                try {
+                    if (stopping) {
+                        release(delivery);
+                    } else {
+                        delivery.worker(Thread.currentThread());
+                        deliver(delivery);
+                    }
+                } finally {
+                    delivery.worker(null);
+                    inWork.remove(delivery);
+                    freeWorkers.release();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void deliver(InFlight delivery) {
+        T payload;
+        try {
+            if (delivery.payload() == null) {
+                throw new IOException("the payload column is NULL");
+            }
+            payload = reader.readValue(delivery.payload());
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
+                    + " so it is dropped: {4}", queue, delivery.id(), table, reader.getValueType(), e.getMessage());
+            settle(delivery, Outcome.drop("payload cannot be decoded: " + e.getMessage()));
+            return;
+        }
+        Outcome outcome;
+        try {
+            outcome = handler.handle(payload, delivery);
+            if (outcome == null) {
+                outcome = Outcome.ack();
+            }
+        } catch (InterruptedException e) {
+            if (stopping) {
+                return; // cut off at the drain timeout: shutdown released the row
+            }
+            Thread.currentThread().interrupt();
+            outcome = Outcome.retry();
+        } catch (Exception | LinkageError | AssertionError e) {
+            LOG.log(Level.WARNING, "queue {0}: the handler failed on row {1} (attempt {2}); the row goes back for"
+                    + " another attempt", e, queue, delivery.id(), delivery.attempt());
+            outcome = Outcome.retry();
+        }
+        settle(delivery, outcome);
+    }
+
+    private void settle(InFlight delivery, Outcome outcome) {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                return; // released by shutdown after a cut-off
+            }
+            try (Connection connection = connections.get()) {
+                form.settle(connection, delivery, outcome, clock.instant());
+                delivery.markSettled();
+                listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
+            } catch (InboxException e) {
+                delivery.markSettled();
+                LOG.log(Level.WARNING, "{0}", e.getMessage());
+                listener.settlementFailed(queue, delivery.id(), outcome, e);
+            } catch (SQLException | RuntimeException e) {
+                // The row stays claimed until its lease runs out, as after a crash.
+                delivery.markSettled();
+                InboxException error = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
+                        + outcome + " of row " + delivery.id() + " of table " + table + " failed; the row returns"
+                        + " when its claim ends: " + Redaction.redact(e.getMessage()), e);
+                LOG.log(Level.WARNING, "{0}", error.getMessage());
+                listener.settlementFailed(queue, delivery.id(), outcome, error);
+            }
+        }
+    }
+
+    /** Gives a claimed row back at once: it was claimed but will not be handled here. */
+    private boolean release(InFlight delivery) {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                return false;
+            }
+            delivery.markSettled();
+            try (Connection connection = connections.get()) {
+                if (form.release(connection, delivery)) {
+                    rowsReleased.incrementAndGet();
+                    return true;
+                }
+            } catch (SQLException | RuntimeException e) {
+                LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
+                        + " claim ends: {3}", queue, delivery.id(), table, Redaction.redact(e.getMessage()));
+            }
+            return false;
+        }
+    }
+
+    // ---- shutdown ----
+
+    /** Stops the claim loop and the keeper, and waits for a claim in progress to finish. */
+    void stopClaiming(Duration wait) throws InterruptedException {
+        stopping = true;
+        wake.wake();
+        keeperWake.wake();
+        freeWorkers.release(workers + batchSize);
+        if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+            LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
+        }
+    }
+
+    /**
+     * Waits for handlers in work until {@code deadline} (nanoTime); rows not yet started are
+     * released at once, handlers still running at the deadline are cut off and their rows released.
+     * Returns the handlers cut off.
+     */
+    int drain(long deadline) throws InterruptedException {
+        while (!inWork.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        int cutOff = 0;
+        for (InFlight delivery : inWork) {
+            Thread worker = delivery.worker();
+            if (release(delivery)) {
+                if (worker != null) {
+                    cutOff++;
+                    LOG.log(Level.WARNING, "queue {0}: the handler of row {1} was still running at the drain"
+                            + " timeout; its delivery is dropped and the row released", queue, delivery.id());
+                    worker.interrupt();
+                }
+            }
+        }
+        return cutOff;
+    }
+
+    int rowsReleased() {
+        return rowsReleased.get();
+    }
+
+    int inWork() {
+        return inWork.size();
+    }
+}

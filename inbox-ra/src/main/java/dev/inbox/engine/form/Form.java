@@ -1,0 +1,39 @@
+package dev.inbox.engine.form;
+
+import dev.inbox.Outcome;
+import dev.inbox.engine.InFlight;
+import dev.inbox.engine.Sql;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+/** One claim form: how rows are claimed, kept while their handlers run, settled and given back. */
+public interface Form {
+
+    /** Every statement of the form, prepared on the server when the subscription opens. */
+    List<Sql> statements();
+
+    /** Claims up to {@code limit} due rows at {@code now}. */
+    List<InFlight> claim(Connection connection, Instant now, int limit) throws SQLException;
+
+    /**
+     * Settles {@code delivery} with {@code outcome} at {@code now}; the caller holds the delivery's monitor.
+     *
+     * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
+     */
+    void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException;
+
+    /** Gives the row back for another claim at once; false when it was no longer held. */
+    boolean release(Connection connection, InFlight delivery) throws SQLException;
+
+    /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. Lease form only. */
+    default boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
+        return true;
+    }
+
+    /** True when deliveries in work need a keeper. */
+    default boolean keepsLeases() {
+        return false;
+    }
+}

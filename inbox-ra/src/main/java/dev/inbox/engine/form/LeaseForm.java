@@ -1,0 +1,230 @@
+package dev.inbox.engine.form;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.engine.InFlight;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.LeaseStatements;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The lease form. The claim reads "now" once: due rows and ended leases are judged from it and the
+ * expiry written (now + lease) starts from it. The claim counts the attempt and commits; the
+ * expiry is the delivery's ownership token, and every settlement or extension takes effect only
+ * while the row still holds it.
+ */
+public final class LeaseForm implements Form {
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
+
+    private final String queue;
+    private final String table;
+    private final Dialect dialect;
+    private final LeaseStatements.ClaimStyle style;
+    private final Sql claim;
+    private final Sql stamp;
+    private final Sql extend;
+    private final Sql ack;
+    private final Sql retry;
+    private final Sql drop;
+    private final Duration lease;
+    private final boolean binaryPayload;
+    private final ObjectMapper json;
+
+    public LeaseForm(String queue, String table, Dialect dialect, LeaseStatements statements, Duration lease,
+            boolean binaryPayload, ObjectMapper json) {
+        this.queue = queue;
+        this.table = table;
+        this.dialect = dialect;
+        this.style = statements.style();
+        this.claim = new Sql("lease claim", statements.claim());
+        this.stamp = statements.stamp() == null ? null : new Sql("lease stamp", statements.stamp());
+        this.extend = new Sql("lease extend", statements.extend());
+        this.ack = new Sql("ack", statements.ack());
+        this.retry = new Sql("retry", statements.retry());
+        this.drop = new Sql("drop", statements.drop());
+        this.lease = lease;
+        this.binaryPayload = binaryPayload;
+        this.json = json;
+    }
+
+    @Override
+    public List<Sql> statements() {
+        List<Sql> all = new ArrayList<>(List.of(claim, extend, ack, retry, drop));
+        if (stamp != null) {
+            all.add(1, stamp);
+        }
+        return all;
+    }
+
+    @Override
+    public boolean keepsLeases() {
+        return true;
+    }
+
+    @Override
+    public List<InFlight> claim(Connection connection, Instant now, int limit) throws SQLException {
+        Instant at = dialect.stored(now);
+        Instant expiry = dialect.leaseExpiry(at, lease);
+        return style == LeaseStatements.ClaimStyle.RETURNING
+                ? claimReturning(connection, at, expiry, limit)
+                : claimThenStamp(connection, at, expiry, limit);
+    }
+
+    private List<InFlight> claimReturning(Connection connection, Instant now, Instant expiry, int limit)
+            throws SQLException {
+        // One statement in autocommit: it leases, counts the attempt and commits at once.
+        try (PreparedStatement ps = claim.prepare(connection)) {
+            bindClaim(ps, now, expiry, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                return read(rs, expiry);
+            }
+        }
+    }
+
+    private List<InFlight> claimThenStamp(Connection connection, Instant now, Instant expiry, int limit)
+            throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        int isolation = connection.getTransactionIsolation();
+        try {
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
+                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            connection.setAutoCommit(false);
+            List<InFlight> rows;
+            try (PreparedStatement ps = claim.prepare(connection)) {
+                bindClaim(ps, now, expiry, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rows = read(rs, expiry);
+                }
+            }
+            if (!rows.isEmpty()) {
+                try (PreparedStatement ps = stamp.prepare(connection)) {
+                    for (InFlight row : rows) {
+                        stamp.setTime(ps, "expiry", expiry, dialect);
+                        stamp.set(ps, "id", row.id());
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+            }
+            connection.commit();
+            return rows;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(connection, e);
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                connection.setTransactionIsolation(isolation);
+            }
+        }
+    }
+
+    private static void rollbackQuietly(Connection connection, Exception cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private void bindClaim(PreparedStatement ps, Instant now, Instant expiry, int limit) throws SQLException {
+        claim.setTime(ps, "now", now, dialect);
+        claim.setTime(ps, "expiry", expiry, dialect);
+        claim.setInt(ps, "limit", limit);
+    }
+
+    private List<InFlight> read(ResultSet rs, Instant expiry) throws SQLException {
+        List<InFlight> rows = new ArrayList<>();
+        while (rs.next()) {
+            Object id = rs.getObject(1);
+            int attempt = rs.getInt(2);
+            byte[] payload;
+            if (binaryPayload) {
+                payload = rs.getBytes(3);
+            } else {
+                String text = rs.getString(3);
+                payload = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+            }
+            rows.add(new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), expiry));
+        }
+        return rows;
+    }
+
+    private Map<String, String> headers(Object id, String text) {
+        if (text == null || text.isBlank()) {
+            return Map.of();
+        }
+        try {
+            return Map.copyOf(json.readValue(text, HEADERS));
+        } catch (IOException e) {
+            System.getLogger(LeaseForm.class.getName()).log(System.Logger.Level.WARNING,
+                    "queue {0}: row {1} of table {2} has headers that are not a JSON object of strings; ignored",
+                    queue, id, table);
+            return Map.of();
+        }
+    }
+
+    @Override
+    public boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
+        Instant next = dialect.leaseExpiry(dialect.stored(now), lease);
+        if (next.equals(delivery.token())) {
+            return true;
+        }
+        try (PreparedStatement ps = extend.prepare(connection)) {
+            extend.setTime(ps, "expiry", next, dialect);
+            extend.set(ps, "id", delivery.id());
+            extend.setTime(ps, "token", delivery.token(), dialect);
+            if (ps.executeUpdate() == 1) {
+                delivery.token(next);
+                return true;
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+        Sql sql = switch (outcome.kind()) {
+            case ACK -> ack;
+            case RETRY -> retry;
+            case DROP -> drop;
+        };
+        try (PreparedStatement ps = sql.prepare(connection)) {
+            sql.set(ps, "id", delivery.id());
+            sql.setTime(ps, "token", delivery.token(), dialect);
+            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
+            Instant due = outcome.delay().isZero() ? null : dialect.stored(now.plus(outcome.delay()));
+            sql.setTime(ps, "due", due, dialect);
+            if (ps.executeUpdate() != 1) {
+                throw new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
+                        + " of table " + table + " was claimed again after its lease ran out, so its " + outcome
+                        + " did not take effect; keep handlers within the lease or let the keeper reach the database");
+            }
+        }
+    }
+
+    @Override
+    public boolean release(Connection connection, InFlight delivery) throws SQLException {
+        try (PreparedStatement ps = retry.prepare(connection)) {
+            retry.set(ps, "id", delivery.id());
+            retry.setTime(ps, "token", delivery.token(), dialect);
+            retry.setTime(ps, "due", null, dialect);
+            return ps.executeUpdate() == 1;
+        }
+    }
+}

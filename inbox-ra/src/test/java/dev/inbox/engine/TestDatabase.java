@@ -1,0 +1,112 @@
+package dev.inbox.engine;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The real databases the tests run on. Server addresses come from {@code INBOX_TEST_POSTGRES_URL}
+ * and {@code INBOX_TEST_MARIADB_URL} (system properties {@code inbox.test.*.url} or the
+ * environment), falling back to the local servers; SQLite is a file in a temporary folder. A
+ * server that cannot be reached fails its tests: nothing is skipped.
+ */
+enum TestDatabase {
+    POSTGRES("inbox.test.postgres.url", "INBOX_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
+    MARIADB("inbox.test.mariadb.url", "INBOX_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
+    SQLITE(null, null, null);
+
+    private static final Map<TestDatabase, HikariDataSource> POOLS = new EnumMap<>(TestDatabase.class);
+    private static Path sqliteFile;
+
+    private final String property;
+    private final String variable;
+    private final String fallback;
+
+    TestDatabase(String property, String variable, String fallback) {
+        this.property = property;
+        this.variable = variable;
+        this.fallback = fallback;
+    }
+
+    /** The JDBC URL of this database. */
+    synchronized String url() {
+        if (this == SQLITE) {
+            if (sqliteFile == null) {
+                try {
+                    sqliteFile = Files.createTempDirectory("inbox-test").resolve("inbox.db");
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return "jdbc:sqlite:" + sqliteFile;
+        }
+        String url = System.getProperty(property);
+        if (url == null || url.isBlank() || url.startsWith("${")) {
+            url = System.getenv(variable);
+        }
+        return url == null || url.isBlank() ? fallback : url;
+    }
+
+    /** A pool the tests share for set-up and checks. */
+    synchronized HikariDataSource dataSource() {
+        return POOLS.computeIfAbsent(this, db -> {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(db.url());
+            config.setMaximumPoolSize(db == SQLITE ? 4 : 24);
+            config.setPoolName("test-" + db.name().toLowerCase());
+            if (db == SQLITE) {
+                config.setConnectionInitSql("PRAGMA busy_timeout = 10000");
+            }
+            HikariDataSource pool = new HikariDataSource(config);
+            if (db == SQLITE) {
+                run(pool, "PRAGMA journal_mode = WAL");
+            }
+            return pool;
+        });
+    }
+
+    /** Drops and creates a lease table named {@code table}: id, attempt, locked_until, payload. */
+    void createLeaseTable(String table) {
+        String ddl = switch (this) {
+            case POSTGRES -> "CREATE TABLE " + table + " (id BIGSERIAL PRIMARY KEY,"
+                    + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until TIMESTAMPTZ, payload BYTEA NOT NULL)";
+            case MARIADB -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
+                    + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until DATETIME NULL, payload BLOB NOT NULL)"
+                    + " ENGINE=InnoDB";
+            case SQLITE -> "CREATE TABLE " + table + " (id INTEGER PRIMARY KEY,"
+                    + " attempt INTEGER NOT NULL DEFAULT 1, locked_until TEXT, payload BLOB NOT NULL)";
+        };
+        execute("DROP TABLE IF EXISTS " + table, ddl);
+    }
+
+    /** Runs statements, each in its own transaction. */
+    void execute(String... statements) {
+        run(dataSource(), statements);
+    }
+
+    long count(String table) {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void run(javax.sql.DataSource dataSource, String... statements) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("test set-up failed: " + e.getMessage(), e);
+        }
+    }
+}
