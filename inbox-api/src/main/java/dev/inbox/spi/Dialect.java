@@ -61,9 +61,13 @@ public interface Dialect {
     /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
     Instant stored(Instant time);
 
-    /** The lease's expiry for a claim at {@code now}, as stored; it is the delivery's ownership token. */
-    default Instant leaseExpiry(Instant now, Duration lease) {
-        return stored(now.plus(lease));
+    /**
+     * The first stored time at least {@code wait} after {@code now}: a lease's expiry (the
+     * delivery's ownership token) or when a delayed row becomes due. A database that keeps coarser
+     * times than the host rounds up here, never down, so a lease is never shorter than asked.
+     */
+    default Instant deadline(Instant now, Duration wait) {
+        return stored(now.plus(wait));
     }
 
     /** Binds a time (already {@link #stored}); null binds SQL NULL. */

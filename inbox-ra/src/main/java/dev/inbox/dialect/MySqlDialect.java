@@ -91,8 +91,8 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
-    public Instant leaseExpiry(Instant now, java.time.Duration lease) {
-        Instant expiry = now.plus(lease);
+    public Instant deadline(Instant now, java.time.Duration wait) {
+        Instant expiry = now.plus(wait);
         Instant whole = expiry.truncatedTo(ChronoUnit.SECONDS);
         return whole.equals(expiry) ? whole : whole.plusSeconds(1);
     }

@@ -93,7 +93,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
             }
             Instant due = options.delay().isZero() ? null
-                    : broker.dialect().stored(broker.clock().instant().plus(options.delay()));
+                    : broker.dialect().deadline(broker.clock().instant(), options.delay());
             insert.setTime(ps, "due", due, broker.dialect());
             ps.executeUpdate();
         }

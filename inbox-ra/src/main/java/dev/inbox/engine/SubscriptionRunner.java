@@ -238,7 +238,7 @@ final class SubscriptionRunner<T> {
             payload = reader.readValue(delivery.payload());
         } catch (IOException e) {
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
-                    + " so it is dropped: {4}", queue, delivery.id(), table, reader.getValueType(), e.getMessage());
+                    + " so it is dropped: {4}", queue, delivery.id(), table, reader.getValueType().toCanonical(), e.getMessage());
             settle(delivery, Outcome.drop("payload cannot be decoded: " + e.getMessage()));
             return;
         }
@@ -255,8 +255,8 @@ final class SubscriptionRunner<T> {
             Thread.currentThread().interrupt();
             outcome = Outcome.retry();
         } catch (Exception | LinkageError | AssertionError e) {
-            LOG.log(Level.WARNING, "queue {0}: the handler failed on row {1} (attempt {2}); the row goes back for"
-                    + " another attempt", e, queue, delivery.id(), delivery.attempt());
+            LOG.log(Level.WARNING, () -> "queue " + queue + ": the handler failed on row " + delivery.id()
+                    + " (attempt " + delivery.attempt() + "); the row goes back for another attempt", e);
             outcome = Outcome.retry();
         }
         settle(delivery, outcome);

@@ -88,8 +88,8 @@ class OutcomesTest {
             return d.attempt() == 1 ? Outcome.retry(Duration.ofSeconds(2)) : Outcome.ack();
         }).publish(new Job(5));
         await(() -> db.count(TABLE) == 0, "the delayed retry is acked");
-        // MySQL keeps whole seconds, so the delay may come up to a second short there.
-        assertThat(Duration.ofNanos(times[1] - times[0])).isGreaterThan(Duration.ofMillis(900));
+        // Whole-second databases round the due time up, so no database brings the row back early.
+        assertThat(Duration.ofNanos(times[1] - times[0])).isGreaterThanOrEqualTo(Duration.ofMillis(1950));
     }
 
     @ParameterizedTest

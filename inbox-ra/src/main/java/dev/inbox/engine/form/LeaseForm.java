@@ -76,8 +76,9 @@ public final class LeaseForm implements Form {
 
     @Override
     public List<InFlight> claim(Connection connection, Instant now, int limit) throws SQLException {
+        // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
-        Instant expiry = dialect.leaseExpiry(at, lease);
+        Instant expiry = dialect.deadline(now, lease);
         return style == LeaseStatements.ClaimStyle.RETURNING
                 ? claimReturning(connection, at, expiry, limit)
                 : claimThenStamp(connection, at, expiry, limit);
@@ -181,7 +182,7 @@ public final class LeaseForm implements Form {
 
     @Override
     public boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
-        Instant next = dialect.leaseExpiry(dialect.stored(now), lease);
+        Instant next = dialect.deadline(now, lease);
         if (next.equals(delivery.token())) {
             return true;
         }
@@ -208,7 +209,7 @@ public final class LeaseForm implements Form {
             sql.set(ps, "id", delivery.id());
             sql.setTime(ps, "token", delivery.token(), dialect);
             sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-            Instant due = outcome.delay().isZero() ? null : dialect.stored(now.plus(outcome.delay()));
+            Instant due = outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay());
             sql.setTime(ps, "due", due, dialect);
             if (ps.executeUpdate() != 1) {
                 throw new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
