@@ -79,7 +79,7 @@ final class OpenedTable {
         return new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + ": the " + statement
                 + " statement does not prepare on the database (" + cause.getMessage().trim()
                 + "). Create the table with the columns " + spec.columns().stream().map(Column::name).toList()
-                + " or correct the description. Statement: " + sql, cause);
+                + " in the types README lists, or correct the description. Statement: " + sql, cause);
     }
 
     TableShape shape() {
