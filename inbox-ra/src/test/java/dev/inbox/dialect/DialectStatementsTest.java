@@ -1,0 +1,83 @@
+package dev.inbox.dialect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Column;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.TableShape;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Statements are data: each dialect's SQL printed for review, with the parts the spec requires checked. */
+class DialectStatementsTest {
+    private static final InboxSpec REPORTS = InboxSpec.table("report_jobs", Column.of("id").generated())
+            .attempt(Column.of("attempt").generated())
+            .lease(Column.of("locked_until"))
+            .payload(Column.of("payload"))
+            .priority(Column.of("priority"));
+
+    private static LeaseStatements print(Dialect dialect) {
+        TableShape shape = new TableShape(REPORTS, dialect::quote, Map.of("payload", "bytea"));
+        LeaseStatements statements = dialect.lease(shape);
+        System.out.println("-- " + dialect.name());
+        statements.all().forEach((name, sql) -> System.out.println(name + ": " + sql));
+        System.out.println("insert: " + dialect.insert(shape));
+        return statements;
+    }
+
+    @Test
+    void postgresLeasesInOneStatementThatSkipsLockedRows() {
+        LeaseStatements s = print(new PostgresDialect());
+        assertThat(s.style()).isEqualTo(LeaseStatements.ClaimStyle.RETURNING);
+        assertThat(s.claim()).contains("FOR UPDATE SKIP LOCKED", "RETURNING", "\"locked_until\" <= :now",
+                "\"attempt\" = \"attempt\" + 1", "ORDER BY \"priority\" DESC, \"id\"", "LIMIT :limit");
+        assertThat(s.ack()).isEqualTo("DELETE FROM \"report_jobs\" WHERE \"id\" = :id AND \"locked_until\" = :token");
+        assertThat(s.extend()).contains("SET \"locked_until\" = :expiry", "\"locked_until\" = :token");
+    }
+
+    @Test
+    void mysqlSelectsThenStampsEachRow() {
+        LeaseStatements s = print(new MySqlDialect());
+        assertThat(s.style()).isEqualTo(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP);
+        assertThat(s.claim()).startsWith("SELECT `id`, `attempt`, `payload`, NULL FROM `report_jobs`")
+                .endsWith("LIMIT :limit FOR UPDATE SKIP LOCKED");
+        assertThat(s.stamp()).isEqualTo("UPDATE `report_jobs` SET `locked_until` = :expiry, `attempt` = `attempt` + 1"
+                + " WHERE `id` = :id");
+    }
+
+    @Test
+    void sqliteLeasesWithUpdateReturning() {
+        LeaseStatements s = print(new SqliteDialect());
+        assertThat(s.claim()).startsWith("UPDATE \"report_jobs\" SET").contains("RETURNING \"id\", \"attempt\" - 1");
+        assertThat(s.claim()).doesNotContain("FOR UPDATE");
+    }
+
+    @Test
+    void wholeSecondDatabasesRoundDeadlinesUpAndTimesDown() {
+        MySqlDialect mysql = new MySqlDialect();
+        Instant now = Instant.parse("2026-11-29T12:00:00.700Z");
+        assertThat(mysql.stored(now)).isEqualTo(Instant.parse("2026-11-29T12:00:00Z"));
+        assertThat(mysql.deadline(now, Duration.ofSeconds(1))).isEqualTo(Instant.parse("2026-11-29T12:00:02Z"));
+        assertThat(mysql.deadline(Instant.parse("2026-11-29T12:00:00Z"), Duration.ofSeconds(1)))
+                .isEqualTo(Instant.parse("2026-11-29T12:00:01Z"));
+    }
+
+    @Test
+    void sqliteTimesAreFixedWidthTextThatSorts() {
+        assertThat(SqliteDialect.format(Instant.parse("2026-11-29T12:00:00Z"))).isEqualTo("2026-11-29T12:00:00.000000Z");
+        assertThat(SqliteDialect.format(Instant.parse("2026-11-29T12:00:00.5Z")))
+                .isGreaterThan(SqliteDialect.format(Instant.parse("2026-11-29T12:00:00.000001Z")));
+    }
+
+    @Test
+    void namesAreQuotedPerDatabaseAndCheckedForLength() {
+        assertThat(new PostgresDialect().quote("app.jobs")).isEqualTo("\"app\".\"jobs\"");
+        assertThat(new MySqlDialect().quote("jobs")).isEqualTo("`jobs`");
+        assertThatThrownBy(() -> new MySqlDialect().quote("j".repeat(65))).hasMessageContaining("at most 64");
+    }
+}
