@@ -43,6 +43,9 @@ final class SubscriptionRunner<T> {
     private final Duration pollInterval;
     private final Duration lease;
 
+    /** Put behind the last delivery at shutdown: a worker that takes it stops. */
+    private static final InFlight LAST = new InFlight("", 0, 0, null, java.util.Map.of(), null);
+
     private final WakeSignal wake = new WakeSignal();
     private final WakeSignal keeperWake = new WakeSignal();
     private final Semaphore freeWorkers;
@@ -204,12 +207,9 @@ final class SubscriptionRunner<T> {
     private void workerLoop() {
         try {
             while (true) {
-                InFlight delivery = ready.poll(100, TimeUnit.MILLISECONDS);
-                if (delivery == null) {
-                    if (stopping && ready.isEmpty()) {
-                        return;
-                    }
-                    continue;
+                InFlight delivery = ready.take();
+                if (delivery == LAST) {
+                    return;
                 }
                 try {
                     if (stopping) {
@@ -317,6 +317,10 @@ final class SubscriptionRunner<T> {
         freeWorkers.release(workers + batchSize);
         if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
+        }
+        // Rows claimed but not started are released by the workers, which then stop.
+        for (int i = 0; i < workers; i++) {
+            ready.add(LAST);
         }
     }
 

@@ -20,7 +20,7 @@ class CrashTest {
     private static final String TABLE = "crash_jobs";
     private static final int LEASE_SECONDS = 2;
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void rowsOfAKilledProcessComeBackAfterTheLeaseWithTheAttemptOneHigher(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);

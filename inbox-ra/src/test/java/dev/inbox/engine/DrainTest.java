@@ -19,7 +19,7 @@ class DrainTest {
     private static final int JOBS = 10_000;
     private static final String TABLE = "drain_jobs";
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void twoBrokersDrainTenThousandJobsWithoutOverlap(TestDatabase db) throws SQLException {
         db.createLeaseTable(TABLE);

@@ -45,7 +45,7 @@ class LeaseTest {
         return broker;
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aHandlerRunningThreeLeasesIsKeptAliveAndSettles(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
@@ -66,7 +66,7 @@ class LeaseTest {
         spans.assertEachHandledOnceWithoutOverlap(1);
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aLeaseThatRunsOutIsTakenAgainAndTheLateSettlementFailsWithLeaseLost(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);

@@ -49,7 +49,7 @@ class OutcomesTest {
         dev.inbox.testkit.InboxTestKit.await(condition, Duration.ofSeconds(20), () -> what);
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void ackDeletesTheRow(TestDatabase db) {
         start(db, Duration.ofMillis(100), (job, d) -> Outcome.ack()).publish(new Job(1));
@@ -57,7 +57,7 @@ class OutcomesTest {
         assertThat(seen).containsExactly("1@1");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void retryHandsTheRowBackWithTheAttemptCounted(TestDatabase db) {
         start(db, Duration.ofMillis(100), (job, d) -> d.attempt() < 3 ? Outcome.retry() : Outcome.ack())
@@ -66,7 +66,7 @@ class OutcomesTest {
         assertThat(seen).containsExactly("7@1", "7@2", "7@3");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aThrownExceptionGivesTheRowBackForAnotherAttempt(TestDatabase db) {
         start(db, Duration.ofMillis(100), (job, d) -> {
@@ -79,7 +79,7 @@ class OutcomesTest {
         assertThat(seen).containsExactly("3@1", "3@2");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void retryWithDelayWaitsBeforeTheNextAttempt(TestDatabase db) {
         long[] times = new long[2];
@@ -92,7 +92,7 @@ class OutcomesTest {
         assertThat(Duration.ofNanos(times[1] - times[0])).isGreaterThanOrEqualTo(Duration.ofMillis(1950));
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void dropRemovesTheRow(TestDatabase db) {
         start(db, Duration.ofMillis(100), (job, d) -> Outcome.drop()).publish(new Job(9));
@@ -100,7 +100,7 @@ class OutcomesTest {
         assertThat(seen).containsExactly("9@1");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void anUndecodablePayloadIsDroppedNotRetried(TestDatabase db) throws Exception {
         start(db, Duration.ofMillis(100), (job, d) -> Outcome.ack());
@@ -111,7 +111,7 @@ class OutcomesTest {
         assertThat(seen).isEmpty();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aPublishWakesTheLocalSubscriptionAtOnce(TestDatabase db) throws Exception {
         Publisher<Job> publisher = start(db, Duration.ofSeconds(30), (job, d) -> Outcome.ack());
@@ -122,7 +122,7 @@ class OutcomesTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void publishAfterShutdownFailsWithClosed(TestDatabase db) {
         Publisher<Job> publisher = start(db, Duration.ofMillis(100), (job, d) -> Outcome.ack());

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class PayloadColumnsTest {
     private static final String TABLE = "json_jobs";
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aJsonOrTextPayloadColumnWorksLikeBytes(TestDatabase db) {
         String ddl = switch (db) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ShutdownTest {
     private static final String TABLE = "shutdown_jobs";
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void deliveriesInWorkSettleAsBeforeAndNothingMoreIsClaimed(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
@@ -48,7 +48,7 @@ class ShutdownTest {
         assertThat(db.count(TABLE + " WHERE locked_until IS NULL AND attempt = 1")).isEqualTo(3);
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aHandlerStillRunningAtTheDrainTimeoutDropsItsDeliveryAndTheRowIsBackAtOnce(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
@@ -78,7 +78,7 @@ class ShutdownTest {
                 .as("released at once, the attempt spent").isEqualTo(1);
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void theApplicationsDataSourceIsNeverClosed(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);

@@ -100,7 +100,7 @@ class StartupErrorsTest {
                 "dialect of your own");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aRowLockTableIsRefusedWhereTheFormIsNotServed(TestDatabase db) {
         InboxSpec rowLock = InboxSpec.table("rowlock_jobs", Column.of("id").generated()).payload(Column.of("payload"));
@@ -108,7 +108,7 @@ class StartupErrorsTest {
                 "LEASE");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aSecondSubscriptionToOneQueueIsRefused(TestDatabase db) {
         db.createLeaseTable("twice_jobs");
@@ -117,7 +117,7 @@ class StartupErrorsTest {
                 "queue twice", "once");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aMissingTableFailsWithSchemaNamingTableAndStatement(TestDatabase db) {
         db.execute("DROP TABLE IF EXISTS missing_jobs");
@@ -125,7 +125,7 @@ class StartupErrorsTest {
                 "missing_jobs", "statement", "SELECT");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aMissingColumnFailsWithSchemaNamingTheTable(TestDatabase db) {
         db.execute("DROP TABLE IF EXISTS nolease_jobs",
@@ -135,7 +135,7 @@ class StartupErrorsTest {
                 "nolease_jobs", "locked_until");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void everyStatementIsPreparedOnTheServerAtOpen(TestDatabase db) {
         // Every column exists, so the column check passes; but no statement can write to this view.
@@ -179,7 +179,7 @@ class StartupErrorsTest {
                 "clock");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void attemptsAndDeadLetterGoTogether(TestDatabase db) {
         db.createLeaseTable("cap_jobs");
