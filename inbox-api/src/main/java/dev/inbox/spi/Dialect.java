@@ -76,6 +76,14 @@ public interface Dialect {
     /** The insert of one job, with the parameters of the columns the publisher writes. */
     String insert(TableShape table);
 
+    /**
+     * Copies row {@code :id} into {@code deadLetterTable}, whose columns are {@code id},
+     * {@code payload}, {@code headers} (where the queue table has headers), {@code attempt},
+     * {@code error} and {@code failed_at}, binding {@code :attempt}, {@code :error} and
+     * {@code :failed}. A {@code leased} copy takes the row only while it holds {@code :token}.
+     */
+    String deadLetter(TableShape table, String deadLetterTable, boolean leased);
+
     /** The statements of the lease form. */
     LeaseStatements lease(TableShape table);
 }

@@ -121,7 +121,7 @@ public final class MySqlDialect extends StandardDialect {
 
     @Override
     protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
-        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + leaseDue(t, "")
+        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + leaseDue(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String stamp = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " = :id";
         return new LeaseStatements(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp, extend, ack, retry,

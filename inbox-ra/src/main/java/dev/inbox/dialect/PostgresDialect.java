@@ -59,7 +59,7 @@ public final class PostgresDialect extends StandardDialect {
     @Override
     protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
         // The CTE runs its locking select once, so a claim never leases more than :limit rows.
-        String claim = "WITH due AS (SELECT " + t.id() + " FROM " + t.table() + " WHERE " + leaseDue(t, "")
+        String claim = "WITH due AS (SELECT " + t.id() + " FROM " + t.table() + " WHERE " + leaseDue(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED)"
                 + " UPDATE " + t.table() + " AS q SET " + leaseStamp(t) + " FROM due WHERE q." + t.id() + " = due."
                 + t.id() + " RETURNING " + claimResult(t, "q.", true);

@@ -75,7 +75,7 @@ public final class SqliteDialect extends StandardDialect {
     @Override
     protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
         String claim = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " IN (SELECT " + t.id()
-                + " FROM " + t.table() + " WHERE " + leaseDue(t, "") + " ORDER BY " + claimOrder(t)
+                + " FROM " + t.table() + " WHERE " + leaseDue(t) + " ORDER BY " + claimOrder(t)
                 + " LIMIT :limit) RETURNING " + claimResult(t, "", true);
         return new LeaseStatements(LeaseStatements.ClaimStyle.RETURNING, claim, null, extend, ack, retry, drop);
     }

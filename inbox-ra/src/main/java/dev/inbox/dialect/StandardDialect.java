@@ -9,6 +9,7 @@ import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.StringJoiner;
 
 /**
@@ -37,15 +38,27 @@ public abstract class StandardDialect implements Dialect {
         return quoted.toString();
     }
 
-    /** The condition a row meets when it may be claimed at {@code :now} in the lease form. */
-    protected String leaseDue(TableShape t, String prefix) {
+    /**
+     * The rows that may be claimed at {@code :now}, whatever form holds them: not processed, due
+     * after any delay, and the first unfinished row of their FIFO group. A group's first row that
+     * is in work or waiting out a delay keeps the rest of its group back.
+     */
+    protected String due(TableShape t) {
         InboxSpec spec = t.spec();
-        String lease = prefix + t.name(spec.lease().orElseThrow());
-        StringBuilder due = new StringBuilder("(" + lease + " IS NULL OR " + lease + " <= :now)");
-        t.name(spec.retryAfter()).ifPresent(c -> due.append(" AND (" + prefix + c + " IS NULL OR " + prefix + c
-                + " <= :now)"));
-        t.name(spec.processedAt()).ifPresent(c -> due.append(" AND " + prefix + c + " IS NULL"));
-        return due.toString();
+        List<String> conditions = new ArrayList<>();
+        t.name(spec.retryAfter()).ifPresent(r -> conditions.add("(" + r + " IS NULL OR " + r + " <= :now)"));
+        Optional<String> processed = t.name(spec.processedAt());
+        processed.ifPresent(p -> conditions.add(p + " IS NULL"));
+        t.name(spec.group()).ifPresent(g -> conditions.add("(" + g + " IS NULL OR " + t.id() + " IN (SELECT MIN("
+                + t.id() + ") FROM " + t.table() + " WHERE " + g + " IS NOT NULL"
+                + processed.map(p -> " AND " + p + " IS NULL").orElse("") + " GROUP BY " + g + "))"));
+        return conditions.isEmpty() ? "1 = 1" : String.join(" AND ", conditions);
+    }
+
+    /** The lease form's rows that no lease holds at {@code :now}, and that are due. */
+    protected String leaseDue(TableShape t) {
+        String lease = t.name(t.spec().lease().orElseThrow());
+        return "(" + lease + " IS NULL OR " + lease + " <= :now) AND " + due(t);
     }
 
     /** The claim order: higher priority first, then id. */
@@ -95,6 +108,18 @@ public abstract class StandardDialect implements Dialect {
                 .orElse("UPDATE " + t.table() + " SET " + lease + " = :due" + owned(t));
         String drop = "DELETE FROM " + t.table() + owned(t);
         return leaseClaim(t, extend, ack, retry, drop);
+    }
+
+    @Override
+    public String deadLetter(TableShape t, String deadLetterTable, boolean leased) {
+        InboxSpec spec = t.spec();
+        Optional<String> headers = t.name(spec.headers());
+        String where = leased ? owned(t) : " WHERE " + t.id() + " = :id";
+        return "INSERT INTO " + quote(deadLetterTable) + " (" + quote("id") + ", " + quote("payload")
+                + headers.map(h -> ", " + quote("headers")).orElse("") + ", " + quote("attempt") + ", "
+                + quote("error") + ", " + quote("failed_at") + ") SELECT " + t.id() + ", "
+                + t.name(spec.payload().orElseThrow()) + headers.map(h -> ", " + h).orElse("")
+                + ", :attempt, :error, :failed FROM " + t.table() + where;
     }
 
     /** The claim statements of this database, with the settlements built above. */

@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Map;
 
 /** A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert. */
 final class BrokerPublisher<T> implements Publisher<T> {
@@ -18,12 +20,14 @@ final class BrokerPublisher<T> implements Publisher<T> {
     private final String queue;
     private final InboxSpec spec;
     private final ObjectWriter writer;
+    private final ObjectWriter headersWriter;
 
-    BrokerPublisher(InboxBroker broker, String queue, InboxSpec spec, ObjectWriter writer) {
+    BrokerPublisher(InboxBroker broker, String queue, InboxSpec spec, ObjectMapper json, Class<T> payloadType) {
         this.broker = broker;
         this.queue = queue;
         this.spec = spec;
-        this.writer = writer;
+        this.writer = json.writerFor(payloadType);
+        this.headersWriter = json.writerFor(Map.class);
     }
 
     @Override
@@ -101,7 +105,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
 
     private String headers(PublishOptions options) {
         try {
-            return writer.writeValueAsString(options.headers());
+            return headersWriter.writeValueAsString(options.headers());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

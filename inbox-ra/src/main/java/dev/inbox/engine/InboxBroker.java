@@ -335,8 +335,10 @@ public final class InboxBroker implements AutoCloseable {
         try (Connection connection = connections.get()) {
             OpenedTable table = table(queue, connection);
             dialect.checkServer(connection, spec, form);
-            claimForm = new LeaseForm(queue, spec.table(), dialect, dialect.lease(table.shape()), leaseOfQueue,
-                    table.binaryPayload(), json);
+            String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
+                    .map(dead -> deadLetterInsert(connection, table, dead)).orElse(null);
+            claimForm = new LeaseForm(queue, spec.table(), dialect, dialect.lease(table.shape()), deadLetter,
+                    leaseOfQueue, table.binaryPayload(), json);
             for (Sql sql : claimForm.statements()) {
                 OpenedTable.prepare(connection, dialect, spec, sql);
             }
@@ -346,11 +348,30 @@ public final class InboxBroker implements AutoCloseable {
         SubscriptionRunner<T> runner = new SubscriptionRunner<>(queue, spec.table(), claimForm, subscription.handler(),
                 json.readerFor(json.constructType(subscription.payloadType())), connections, clock, listener,
                 subscription.get(SubscriptionOption.WORKERS), subscription.get(SubscriptionOption.BATCH_SIZE),
-                subscription.find(SubscriptionOption.POLL_INTERVAL).orElse(pollInterval), leaseOfQueue);
+                subscription.find(SubscriptionOption.POLL_INTERVAL).orElse(pollInterval), leaseOfQueue,
+                subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0),
+                subscription.find(SubscriptionOption.DEAD_LETTER).isPresent());
         runners.put(queue, runner);
         runner.start(threads);
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(), form,
                 subscription.get(SubscriptionOption.WORKERS));
+    }
+
+    /** The dead-letter insert, after checking the dead-letter table has the columns it needs. */
+    private String deadLetterInsert(Connection connection, OpenedTable table, String deadTable) {
+        InboxSpec spec = table.spec();
+        List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
+        spec.headers().ifPresent(h -> columns.add("headers"));
+        String probe = "SELECT " + columns.stream().map(dialect::quote).collect(java.util.stream.Collectors.joining(", "))
+                + " FROM " + dialect.quote(deadTable) + " WHERE 1 = 0";
+        try (java.sql.Statement s = connection.createStatement()) {
+            s.executeQuery(probe).close();
+        } catch (SQLException e) {
+            throw new InboxException(Kind.SCHEMA, "dead-letter table " + deadTable + " of table " + spec.table()
+                    + " does not have the columns " + columns + " (" + e.getMessage().trim() + "): create it as"
+                    + " README shows. Statement: " + probe, e);
+        }
+        return dialect.deadLetter(table.shape(), deadTable, true);
     }
 
     private static void checkAttempts(Subscription<?> subscription) {
@@ -364,10 +385,6 @@ public final class InboxBroker implements AutoCloseable {
         if (cap && subscription.table().attempt().isEmpty()) {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " caps its attempts, but table "
                     + subscription.table().table() + " has no attempt column: add one (@Attempt) or remove maxAttempts");
-        }
-        if (cap) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + ": maxAttempts and deadLetter are not"
-                    + " available in this version of the engine; remove them");
         }
     }
 
@@ -397,7 +414,7 @@ public final class InboxBroker implements AutoCloseable {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " is unknown to this broker: route it"
                     + " (broker.route(\"" + queue + "\", Table.class)) or subscribe to it");
         }
-        return new BrokerPublisher<>(this, queue, spec, json.writerFor(payloadType));
+        return new BrokerPublisher<>(this, queue, spec, json, payloadType);
     }
 
     /** Wakes the local subscription of {@code queue}, if any: something was published to it. */

@@ -42,6 +42,8 @@ final class SubscriptionRunner<T> {
     private final int batchSize;
     private final Duration pollInterval;
     private final Duration lease;
+    private final int maxAttempts;
+    private final boolean deadLetters;
 
     /** Put behind the last delivery at shutdown: a worker that takes it stops. */
     private static final InFlight LAST = new InFlight("", 0, 0, null, java.util.Map.of(), null);
@@ -60,7 +62,7 @@ final class SubscriptionRunner<T> {
 
     SubscriptionRunner(String queue, String table, Form form, Handler<T> handler, ObjectReader reader,
             Connections connections, Clock clock, BrokerListener listener, int workers, int batchSize,
-            Duration pollInterval, Duration lease) {
+            Duration pollInterval, Duration lease, int maxAttempts, boolean deadLetters) {
         this.queue = queue;
         this.table = table;
         this.form = form;
@@ -73,6 +75,8 @@ final class SubscriptionRunner<T> {
         this.batchSize = batchSize;
         this.pollInterval = pollInterval;
         this.lease = lease;
+        this.maxAttempts = maxAttempts;
+        this.deadLetters = deadLetters;
         this.freeWorkers = new Semaphore(workers);
         this.loopsDone = new CountDownLatch(form.keepsLeases() ? 2 : 1);
     }
@@ -230,6 +234,12 @@ final class SubscriptionRunner<T> {
     }
 
     private void deliver(InFlight delivery) {
+        if (maxAttempts > 0 && delivery.attempt() > maxAttempts) {
+            // Its last attempts ended without a settlement (a crash spends an attempt too).
+            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of "
+                    + maxAttempts + " began after the earlier ones ended without settling"));
+            return;
+        }
         T payload;
         try {
             if (delivery.payload() == null) {
@@ -238,11 +248,14 @@ final class SubscriptionRunner<T> {
             payload = reader.readValue(delivery.payload());
         } catch (IOException e) {
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
-                    + " so it is dropped: {4}", queue, delivery.id(), table, reader.getValueType().toCanonical(), e.getMessage());
-            settle(delivery, Outcome.drop("payload cannot be decoded: " + e.getMessage()));
+                    + " so it is {4}: {5}", queue, delivery.id(), table, reader.getValueType().toCanonical(),
+                    deadLetters ? "dead-lettered" : "dropped", e.getMessage());
+            finish(delivery, Outcome.drop("payload cannot be decoded into " + reader.getValueType().toCanonical()
+                    + ": " + e.getMessage()));
             return;
         }
         Outcome outcome;
+        String failure = null;
         try {
             outcome = handler.handle(payload, delivery);
             if (outcome == null) {
@@ -254,21 +267,43 @@ final class SubscriptionRunner<T> {
             }
             Thread.currentThread().interrupt();
             outcome = Outcome.retry();
+            failure = e.toString();
         } catch (Exception | LinkageError | AssertionError e) {
             LOG.log(Level.WARNING, () -> "queue " + queue + ": the handler failed on row " + delivery.id()
                     + " (attempt " + delivery.attempt() + "); the row goes back for another attempt", e);
             outcome = Outcome.retry();
+            failure = e.toString();
         }
-        settle(delivery, outcome);
+        if (outcome.kind() == Outcome.Kind.RETRY && maxAttempts > 0 && delivery.attempt() >= maxAttempts) {
+            outcome = Outcome.drop((failure != null ? failure : "the handler asked for a retry") + " on attempt "
+                    + delivery.attempt() + " of " + maxAttempts);
+        }
+        finish(delivery, outcome);
     }
 
-    private void settle(InFlight delivery, Outcome outcome) {
+    /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
+    private void finish(InFlight delivery, Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.DROP && deadLetters) {
+            String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
+            settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
+        } else {
+            settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
+        }
+    }
+
+    /** One settlement statement (or transaction) of a delivery. */
+    @FunctionalInterface
+    private interface Settlement {
+        void run(Connection connection, java.time.Instant now) throws SQLException;
+    }
+
+    private void settle(InFlight delivery, Outcome outcome, Settlement settlement) {
         synchronized (delivery) {
             if (delivery.settled()) {
                 return; // released by shutdown after a cut-off
             }
             try (Connection connection = connections.get()) {
-                form.settle(connection, delivery, outcome, clock.instant());
+                settlement.run(connection, clock.instant());
                 delivery.markSettled();
                 listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
             } catch (InboxException e) {
@@ -276,7 +311,7 @@ final class SubscriptionRunner<T> {
                 LOG.log(Level.WARNING, "{0}", e.getMessage());
                 listener.settlementFailed(queue, delivery.id(), outcome, e);
             } catch (SQLException | RuntimeException e) {
-                // The row stays claimed until its lease runs out, as after a crash.
+                // The row stays claimed until its claim ends, as after a crash.
                 delivery.markSettled();
                 InboxException error = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
                         + outcome + " of row " + delivery.id() + " of table " + table + " failed; the row returns"

@@ -24,6 +24,14 @@ public interface Form {
      */
     void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException;
 
+    /**
+     * Moves the row into the dead-letter table, recording {@code error}, in one transaction; the
+     * caller holds the delivery's monitor.
+     *
+     * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
+     */
+    void deadLetter(Connection connection, InFlight delivery, String error, Instant now) throws SQLException;
+
     /** Gives the row back for another claim at once; false when it was no longer held. */
     boolean release(Connection connection, InFlight delivery) throws SQLException;
 

@@ -39,12 +39,16 @@ public final class LeaseForm implements Form {
     private final Sql ack;
     private final Sql retry;
     private final Sql drop;
+    private final Sql deadLetter;
     private final Duration lease;
     private final boolean binaryPayload;
     private final ObjectMapper json;
 
-    public LeaseForm(String queue, String table, Dialect dialect, LeaseStatements statements, Duration lease,
-            boolean binaryPayload, ObjectMapper json) {
+    /**
+     * @param deadLetter the statement that copies a row into the dead-letter table, or null for none
+     */
+    public LeaseForm(String queue, String table, Dialect dialect, LeaseStatements statements, String deadLetter,
+            Duration lease, boolean binaryPayload, ObjectMapper json) {
         this.queue = queue;
         this.table = table;
         this.dialect = dialect;
@@ -55,6 +59,7 @@ public final class LeaseForm implements Form {
         this.ack = new Sql("ack", statements.ack());
         this.retry = new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
+        this.deadLetter = deadLetter == null ? null : new Sql("dead letter", deadLetter);
         this.lease = lease;
         this.binaryPayload = binaryPayload;
         this.json = json;
@@ -65,6 +70,9 @@ public final class LeaseForm implements Form {
         List<Sql> all = new ArrayList<>(List.of(claim, extend, ack, retry, drop));
         if (stamp != null) {
             all.add(1, stamp);
+        }
+        if (deadLetter != null) {
+            all.add(deadLetter);
         }
         return all;
     }
@@ -97,14 +105,8 @@ public final class LeaseForm implements Form {
 
     private List<InFlight> claimThenStamp(Connection connection, Instant now, Instant expiry, int limit)
             throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        int isolation = connection.getTransactionIsolation();
-        try {
-            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
-                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            }
-            connection.setAutoCommit(false);
+        // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
+        return Transactions.run(connection, Connection.TRANSACTION_READ_COMMITTED, () -> {
             List<InFlight> rows;
             try (PreparedStatement ps = claim.prepare(connection)) {
                 bindClaim(ps, now, expiry, limit);
@@ -122,25 +124,8 @@ public final class LeaseForm implements Form {
                     ps.executeBatch();
                 }
             }
-            connection.commit();
             return rows;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(connection, e);
-            throw e;
-        } finally {
-            connection.setAutoCommit(autoCommit);
-            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                connection.setTransactionIsolation(isolation);
-            }
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
+        });
     }
 
     private void bindClaim(PreparedStatement ps, Instant now, Instant expiry, int limit) throws SQLException {
@@ -212,11 +197,42 @@ public final class LeaseForm implements Form {
             Instant due = outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay());
             sql.setTime(ps, "due", due, dialect);
             if (ps.executeUpdate() != 1) {
-                throw new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
-                        + " of table " + table + " was claimed again after its lease ran out, so its " + outcome
-                        + " did not take effect; keep handlers within the lease or let the keeper reach the database");
+                throw lost(delivery, outcome.toString());
             }
         }
+    }
+
+    @Override
+    public void deadLetter(Connection connection, InFlight delivery, String error, Instant now) throws SQLException {
+        Transactions.run(connection, -1, () -> {
+            int copied;
+            try (PreparedStatement ps = deadLetter.prepare(connection)) {
+                deadLetter.set(ps, "id", delivery.id());
+                deadLetter.setTime(ps, "token", delivery.token(), dialect);
+                deadLetter.setInt(ps, "attempt", delivery.attempt());
+                deadLetter.setString(ps, "error", DeadLetters.clip(error));
+                deadLetter.setTime(ps, "failed", dialect.stored(now), dialect);
+                copied = ps.executeUpdate();
+            }
+            if (copied != 1 || owned(connection, drop, delivery) != 1) {
+                throw lost(delivery, "move to the dead-letter table");
+            }
+            return null;
+        });
+    }
+
+    private int owned(Connection connection, Sql sql, InFlight delivery) throws SQLException {
+        try (PreparedStatement ps = sql.prepare(connection)) {
+            sql.set(ps, "id", delivery.id());
+            sql.setTime(ps, "token", delivery.token(), dialect);
+            return ps.executeUpdate();
+        }
+    }
+
+    private InboxException lost(InFlight delivery, String what) {
+        return new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
+                + " of table " + table + " was claimed again after its lease ran out, so its " + what
+                + " did not take effect; keep handlers within the lease or let the keeper reach the database");
     }
 
     @Override

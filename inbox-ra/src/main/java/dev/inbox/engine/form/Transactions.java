@@ -1,0 +1,51 @@
+package dev.inbox.engine.form;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** Runs work in one JDBC transaction on a connection, restoring its autocommit and isolation after. */
+public final class Transactions {
+
+    /** Work done inside the transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    private Transactions() {}
+
+    /**
+     * Runs {@code work} in a transaction at {@code isolation} ({@code -1} for the connection's own),
+     * commits, and rolls back when it throws.
+     */
+    public static <T> T run(Connection connection, int isolation, Work<T> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        int previous = isolation < 0 ? -1 : connection.getTransactionIsolation();
+        try {
+            if (isolation >= 0 && previous != isolation) {
+                connection.setTransactionIsolation(isolation);
+            }
+            connection.setAutoCommit(false);
+            T result = work.run();
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            rollback(connection, e);
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+            if (isolation >= 0 && previous != isolation) {
+                connection.setTransactionIsolation(previous);
+            }
+        }
+    }
+
+    /** Rolls back, keeping a failure of the rollback as suppressed by {@code cause}. */
+    public static void rollback(Connection connection, Exception cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.inbox.engine;
+
+import dev.inbox.Column;
+import dev.inbox.InboxSpec;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/** A queue table with the columns a test needs: its DDL on each database and its description. */
+final class TestTable {
+    enum Feature { ATTEMPT, LEASE, ADVISORY, RETRY_AFTER, PROCESSED_AT, HEADERS, GROUP, PRIORITY }
+
+    private final String name;
+    private final Set<Feature> features;
+
+    private TestTable(String name, Set<Feature> features) {
+        this.name = name;
+        this.features = features;
+    }
+
+    static TestTable of(String name, Feature first, Feature... rest) {
+        return new TestTable(name, EnumSet.of(first, rest));
+    }
+
+    String name() {
+        return name;
+    }
+
+    InboxSpec spec() {
+        InboxSpec spec = InboxSpec.table(name, Column.of("id").generated()).payload(Column.of("payload"));
+        if (features.contains(Feature.ATTEMPT)) {
+            spec = spec.attempt(Column.of("attempt").generated());
+        }
+        if (features.contains(Feature.LEASE)) {
+            spec = spec.lease(Column.of("locked_until"));
+        }
+        if (features.contains(Feature.ADVISORY)) {
+            spec = spec.advisoryLock(Column.of("advisory_lock"));
+        }
+        if (features.contains(Feature.RETRY_AFTER)) {
+            spec = spec.retryAfter(Column.of("retry_after"));
+        }
+        if (features.contains(Feature.PROCESSED_AT)) {
+            spec = spec.processedAt(Column.of("processed_at"));
+        }
+        if (features.contains(Feature.HEADERS)) {
+            spec = spec.headers(Column.of("headers"));
+        }
+        if (features.contains(Feature.GROUP)) {
+            spec = spec.group(Column.of("group"));
+        }
+        if (features.contains(Feature.PRIORITY)) {
+            spec = spec.priority(Column.of("priority"));
+        }
+        return spec;
+    }
+
+    /** Drops and creates the table, with its claim-order index. */
+    void create(TestDatabase db) {
+        List<String> columns = new ArrayList<>();
+        columns.add(switch (db) {
+            case POSTGRES -> "id BIGSERIAL PRIMARY KEY";
+            case MARIADB -> "id BIGINT AUTO_INCREMENT PRIMARY KEY";
+            case SQLITE -> "id INTEGER PRIMARY KEY";
+        });
+        String time = switch (db) {
+            case POSTGRES -> "TIMESTAMPTZ";
+            case MARIADB -> "DATETIME NULL";
+            case SQLITE -> "TEXT";
+        };
+        if (features.contains(Feature.ATTEMPT)) {
+            columns.add("attempt SMALLINT NOT NULL DEFAULT 1");
+        }
+        if (features.contains(Feature.LEASE)) {
+            columns.add("locked_until " + time);
+        }
+        if (features.contains(Feature.ADVISORY)) {
+            columns.add("advisory_lock VARCHAR(100)");
+        }
+        if (features.contains(Feature.RETRY_AFTER)) {
+            columns.add("retry_after " + time);
+        }
+        if (features.contains(Feature.PROCESSED_AT)) {
+            columns.add("processed_at " + time);
+        }
+        if (features.contains(Feature.HEADERS)) {
+            columns.add("headers " + json(db));
+        }
+        if (features.contains(Feature.GROUP)) {
+            columns.add(quote(db, "group") + " VARCHAR(100)");
+        }
+        if (features.contains(Feature.PRIORITY)) {
+            columns.add("priority INTEGER NOT NULL DEFAULT 0");
+        }
+        columns.add("payload " + (db == TestDatabase.POSTGRES ? "BYTEA" : "BLOB") + " NOT NULL");
+        List<String> order = new ArrayList<>();
+        if (features.contains(Feature.GROUP)) {
+            order.add(quote(db, "group"));
+        }
+        if (features.contains(Feature.PRIORITY)) {
+            order.add("priority");
+        }
+        if (features.contains(Feature.RETRY_AFTER)) {
+            order.add("retry_after");
+        }
+        order.add("id");
+        db.execute("DROP TABLE IF EXISTS " + name,
+                "CREATE TABLE " + name + " (" + String.join(", ", columns) + ")",
+                "CREATE INDEX " + name + "_claim ON " + name + " (" + String.join(", ", order) + ")");
+    }
+
+    /** Drops and creates a dead-letter table for this queue table. */
+    void createDeadLetter(TestDatabase db, String deadTable) {
+        String time = switch (db) {
+            case POSTGRES -> "TIMESTAMPTZ";
+            case MARIADB -> "DATETIME";
+            case SQLITE -> "TEXT";
+        };
+        db.execute("DROP TABLE IF EXISTS " + deadTable, "CREATE TABLE " + deadTable + " (id BIGINT PRIMARY KEY, payload "
+                + (db == TestDatabase.POSTGRES ? "BYTEA" : "BLOB") + " NOT NULL"
+                + (features.contains(Feature.HEADERS) ? ", headers " + json(db) : "")
+                + ", attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + time + " NOT NULL)");
+    }
+
+    private static String json(TestDatabase db) {
+        return switch (db) {
+            case POSTGRES -> "JSONB";
+            case MARIADB -> "JSON";
+            case SQLITE -> "TEXT";
+        };
+    }
+
+    static String quote(TestDatabase db, String name) {
+        return db == TestDatabase.MARIADB ? "`" + name + "`" : "\"" + name + "\"";
+    }
+}
