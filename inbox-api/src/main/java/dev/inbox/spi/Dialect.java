@@ -58,6 +58,34 @@ public interface Dialect {
         }
     }
 
+    /**
+     * Opens the transaction of a transactional delivery on {@code connection}: autocommit off, at
+     * the table's isolation level (servers) or mode (SQLite).
+     */
+    default void begin(Connection connection, InboxSpec table) throws SQLException {
+        if (table.isolation() != dev.inbox.Isolation.DEFAULT) {
+            connection.setTransactionIsolation(table.isolation().jdbcLevel());
+        }
+        connection.setAutoCommit(false);
+    }
+
+    /** Ends what {@link #begin} set, before the connection goes back to its pool; the transaction has ended. */
+    default void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
+        connection.setAutoCommit(true);
+        if (table.isolation() != dev.inbox.Isolation.DEFAULT) {
+            connection.setTransactionIsolation(isolationBefore);
+        }
+    }
+
+    /**
+     * True when an open write transaction locks the whole database (SQLite): while a transactional
+     * delivery holds it, no other connection can write, so its lease needs no extension and a
+     * publish outside it would wait for ever.
+     */
+    default boolean writeLocksDatabase() {
+        return false;
+    }
+
     /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
     Instant stored(Instant time);
 

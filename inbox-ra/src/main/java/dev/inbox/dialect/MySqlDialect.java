@@ -3,6 +3,7 @@ package dev.inbox.dialect;
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.Isolation;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -83,6 +84,20 @@ public final class MySqlDialect extends StandardDialect {
                 return;
             }
         }
+    }
+
+    @Override
+    public void begin(Connection connection, InboxSpec table) throws SQLException {
+        // Without a declared level a delivery runs at READ COMMITTED, like the claims.
+        connection.setTransactionIsolation(table.isolation() == Isolation.DEFAULT
+                ? Connection.TRANSACTION_READ_COMMITTED : table.isolation().jdbcLevel());
+        connection.setAutoCommit(false);
+    }
+
+    @Override
+    public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
+        connection.setAutoCommit(true);
+        connection.setTransactionIsolation(isolationBefore);
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.inbox.dialect;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.InboxSpec;
+import dev.inbox.SqliteMode;
+import java.sql.Connection;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.DatabaseMetaData;
@@ -51,6 +54,25 @@ public final class SqliteDialect extends StandardDialect {
     @Override
     public List<String> connectionInitSql() {
         return List.of("PRAGMA busy_timeout = 10000");
+    }
+
+    @Override
+    public void begin(Connection connection, InboxSpec table) throws SQLException {
+        // IMMEDIATE takes the write lock at BEGIN: a deferred transaction that reads first may find
+        // its snapshot stale when it writes, and fail at once.
+        SqliteModes.set(connection, table.mode() == SqliteMode.DEFAULT ? SqliteMode.IMMEDIATE : table.mode());
+        connection.setAutoCommit(false);
+    }
+
+    @Override
+    public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
+        connection.setAutoCommit(true);
+        SqliteModes.set(connection, SqliteMode.DEFERRED);
+    }
+
+    @Override
+    public boolean writeLocksDatabase() {
+        return true;
     }
 
     @Override

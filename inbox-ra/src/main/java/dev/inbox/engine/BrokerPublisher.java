@@ -38,6 +38,24 @@ final class BrokerPublisher<T> implements Publisher<T> {
     @Override
     public void publish(T payload, PublishOptions options) {
         broker.checkOpen(queue);
+        DeliveryTransaction tx = DeliveryTransaction.current();
+        if (tx != null && tx.broker() == broker) {
+            // Inside a transactional delivery of this broker: the insert joins its transaction.
+            try {
+                insert(tx.connection(), payload, options);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+            tx.published(queue);
+            return;
+        }
+        if (tx != null && tx.locksDatabase() && broker.dialect().writeLocksDatabase()
+                && broker.sameDatabase(tx.broker())) {
+            throw new InboxException(InboxException.Kind.WRITE_LOCK_HELD, "queue " + queue + ": this thread's"
+                    + " transactional delivery holds the database's write lock until it settles, so this publish"
+                    + " would wait for ever; publish through the delivery's broker, or with"
+                    + " publish(delivery.connection(), payload), to join its transaction");
+        }
         try (Connection connection = broker.connections().get()) {
             insert(connection, payload, options);
         } catch (SQLException e) {

@@ -20,6 +20,8 @@ public final class InFlight implements Delivery {
     private Instant token;
     private boolean settled;
     private volatile Thread worker;
+    private volatile Connection transaction;
+    private volatile boolean locksDatabase;
 
     public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token) {
         this.queue = queue;
@@ -57,8 +59,27 @@ public final class InFlight implements Delivery {
 
     @Override
     public Connection connection() {
-        throw new IllegalStateException("queue " + queue + " is not transactional: declare the subscription"
-                + " transactional to write through the delivery's connection");
+        Connection c = transaction;
+        if (c == null) {
+            throw new IllegalStateException("queue " + queue + " is not transactional: declare the subscription"
+                    + " transactional to write through the delivery's connection");
+        }
+        return c;
+    }
+
+    /**
+     * Lends the delivery's transaction to the handler, or takes it back with null.
+     *
+     * @param locksWholeDatabase true when the transaction holds the database's write lock (SQLite)
+     */
+    public void transaction(Connection connection, boolean locksWholeDatabase) {
+        transaction = connection;
+        locksDatabase = connection != null && locksWholeDatabase;
+    }
+
+    /** True while the delivery's transaction holds the whole database's write lock. */
+    public boolean locksDatabase() {
+        return locksDatabase;
     }
 
     /** The payload as read from the row; null when the row holds none. */

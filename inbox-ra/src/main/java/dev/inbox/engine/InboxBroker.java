@@ -29,7 +29,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,8 +77,9 @@ public final class InboxBroker implements AutoCloseable {
     private volatile State state = State.CONFIGURED;
     private Connections connections;
     private Dialect dialect;
+    private String databaseUrl;
     private final Map<String, OpenedTable> tables = new ConcurrentHashMap<>();
-    private final Map<String, SubscriptionRunner<?>> runners = new LinkedHashMap<>();
+    private final Map<String, SubscriptionRunner> runners = new ConcurrentHashMap<>();
     private ShutdownReport report;
 
     private InboxBroker(String url, Properties driverProperties, DataSource applicationDataSource) {
@@ -225,12 +225,13 @@ public final class InboxBroker implements AutoCloseable {
         configuring();
         try {
             connections = applicationDataSource != null ? Connections.of(applicationDataSource) : buildPool();
-            if (dialect == null) {
-                try (Connection connection = connections.get()) {
+            try (Connection connection = connections.get()) {
+                if (dialect == null) {
                     dialect = resolve(connection.getMetaData());
-                } catch (SQLException e) {
-                    throw unreachable(e);
                 }
+                databaseUrl = connection.getMetaData().getURL();
+            } catch (SQLException e) {
+                throw unreachable(e);
             }
             state = State.CONNECTED;
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1})", where(), dialect.name());
@@ -317,10 +318,6 @@ public final class InboxBroker implements AutoCloseable {
                     + ": change the table's description");
         }
         checkAttempts(subscription);
-        if (subscription.get(SubscriptionOption.TRANSACTIONAL)) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + ": transactional deliveries are not"
-                    + " available in this version of the engine; remove transactional");
-        }
         if (runners.containsKey(queue)) {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " has a subscription on this broker"
                     + " already: subscribe each queue once (raise its workers for more concurrency)");
@@ -345,12 +342,15 @@ public final class InboxBroker implements AutoCloseable {
         } catch (SQLException e) {
             throw unreachable(e);
         }
-        SubscriptionRunner<T> runner = new SubscriptionRunner<>(queue, spec.table(), claimForm, subscription.handler(),
-                json.readerFor(json.constructType(subscription.payloadType())), connections, clock, listener,
-                subscription.get(SubscriptionOption.WORKERS), subscription.get(SubscriptionOption.BATCH_SIZE),
+        RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
+                subscription.get(SubscriptionOption.BATCH_SIZE),
                 subscription.find(SubscriptionOption.POLL_INTERVAL).orElse(pollInterval), leaseOfQueue,
                 subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0),
-                subscription.find(SubscriptionOption.DEAD_LETTER).isPresent());
+                subscription.find(SubscriptionOption.DEAD_LETTER).isPresent(),
+                subscription.get(SubscriptionOption.TRANSACTIONAL));
+        Deliverer<T> deliverer = new Deliverer<>(this, queue, spec, claimForm, subscription.handler(),
+                json.readerFor(json.constructType(subscription.payloadType())), settings);
+        SubscriptionRunner runner = new SubscriptionRunner(this, queue, spec.table(), claimForm, deliverer, settings);
         runners.put(queue, runner);
         runner.start(threads);
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(), form,
@@ -419,7 +419,7 @@ public final class InboxBroker implements AutoCloseable {
 
     /** Wakes the local subscription of {@code queue}, if any: something was published to it. */
     public void wake(String queue) {
-        SubscriptionRunner<?> runner = runners.get(queue);
+        SubscriptionRunner runner = runners.get(queue);
         if (runner != null) {
             runner.wake();
         }
@@ -473,6 +473,15 @@ public final class InboxBroker implements AutoCloseable {
         return clock;
     }
 
+    BrokerListener listener() {
+        return listener;
+    }
+
+    /** True when both brokers reach the same database (for SQLite, the same file). */
+    boolean sameDatabase(InboxBroker other) {
+        return databaseUrl != null && databaseUrl.equals(other.databaseUrl);
+    }
+
     /** The dialect resolved at connect, for logs and tests. */
     public String dialectName() {
         if (dialect == null) {
@@ -507,10 +516,10 @@ public final class InboxBroker implements AutoCloseable {
         int cutOff = 0;
         int released = 0;
         try {
-            for (SubscriptionRunner<?> runner : runners.values()) {
+            for (SubscriptionRunner runner : runners.values()) {
                 runner.stopClaiming(Duration.ofSeconds(30));
             }
-            for (SubscriptionRunner<?> runner : runners.values()) {
+            for (SubscriptionRunner runner : runners.values()) {
                 cutOff += runner.drain(deadline);
                 released += runner.rowsReleased();
             }
@@ -525,7 +534,7 @@ public final class InboxBroker implements AutoCloseable {
 
     private void abandon() {
         state = State.CLOSED;
-        for (SubscriptionRunner<?> runner : runners.values()) {
+        for (SubscriptionRunner runner : runners.values()) {
             try {
                 runner.stopClaiming(Duration.ofSeconds(5));
             } catch (InterruptedException e) {

@@ -30,7 +30,7 @@ public final class Transactions {
             connection.commit();
             return result;
         } catch (SQLException | RuntimeException e) {
-            rollback(connection, e);
+            rollbackQuietly(connection, e);
             throw e;
         } finally {
             connection.setAutoCommit(autoCommit);
@@ -41,7 +41,7 @@ public final class Transactions {
     }
 
     /** Rolls back, keeping a failure of the rollback as suppressed by {@code cause}. */
-    public static void rollback(Connection connection, Exception cause) {
+    public static void rollbackQuietly(Connection connection, Exception cause) {
         try {
             connection.rollback();
         } catch (SQLException e) {

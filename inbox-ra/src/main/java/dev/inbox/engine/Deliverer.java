@@ -1,0 +1,266 @@
+package dev.inbox.engine;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.inbox.Handler;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.Outcome;
+import dev.inbox.engine.form.Form;
+import dev.inbox.engine.form.Transactions;
+import dev.inbox.spi.Dialect;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * Works one delivery: decodes its payload, calls the handler, turns what happened into an outcome
+ * (a thrown exception is a retry; the last failed attempt or a drop goes to the dead-letter table
+ * where one is declared) and settles it. In a transactional subscription the handler runs inside
+ * the delivery's transaction, which an ack commits together with the settlement.
+ */
+final class Deliverer<T> {
+    private static final System.Logger LOG = System.getLogger(Deliverer.class.getName());
+
+    private final InboxBroker broker;
+    private final String queue;
+    private final InboxSpec spec;
+    private final Form form;
+    private final Handler<T> handler;
+    private final ObjectReader reader;
+    private final RunnerSettings settings;
+    private final Dialect dialect;
+    private final Connections connections;
+    private final BrokerListener listener;
+
+    Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler, ObjectReader reader,
+            RunnerSettings settings) {
+        this.broker = broker;
+        this.queue = queue;
+        this.spec = spec;
+        this.form = form;
+        this.handler = handler;
+        this.reader = reader;
+        this.settings = settings;
+        this.dialect = broker.dialect();
+        this.connections = broker.connections();
+        this.listener = broker.listener();
+    }
+
+    /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */
+    void deliver(InFlight delivery, java.util.function.BooleanSupplier stopping) {
+        int max = settings.maxAttempts();
+        if (max > 0 && delivery.attempt() > max) {
+            // Its last attempts ended without a settlement (a crash spends an attempt too).
+            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
+                    + " began after the earlier ones ended without settling"));
+            return;
+        }
+        T payload;
+        try {
+            if (delivery.payload() == null) {
+                throw new IOException("the payload column is NULL");
+            }
+            payload = reader.readValue(delivery.payload());
+        } catch (IOException e) {
+            String type = reader.getValueType().toCanonical();
+            LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
+                    + " so it is {4}: {5}", queue, delivery.id(), spec.table(), type,
+                    settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
+            finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
+            return;
+        }
+        if (settings.transactional()) {
+            deliverInTransaction(delivery, payload, stopping);
+        } else {
+            Result result = invoke(payload, delivery, stopping);
+            if (result != null) {
+                finish(delivery, lastAttempt(delivery, result));
+            }
+        }
+    }
+
+    /** What the handler did: its outcome, and the failure text when it threw. */
+    private record Result(Outcome outcome, String failure) {}
+
+    /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
+    private Result invoke(T payload, InFlight delivery, java.util.function.BooleanSupplier stopping) {
+        try {
+            Outcome outcome = handler.handle(payload, delivery);
+            return new Result(outcome == null ? Outcome.ack() : outcome, null);
+        } catch (InterruptedException e) {
+            if (stopping.getAsBoolean()) {
+                return null;
+            }
+            Thread.currentThread().interrupt();
+            return new Result(Outcome.retry(), e.toString());
+        } catch (Exception | LinkageError | AssertionError e) {
+            LOG.log(Level.WARNING, () -> "queue " + queue + ": the handler failed on row " + delivery.id()
+                    + " (attempt " + delivery.attempt() + "); the row goes back for another attempt", e);
+            return new Result(Outcome.retry(), e.toString());
+        }
+    }
+
+    /** A retry on the last allowed attempt becomes a drop, into the dead-letter table. */
+    private Outcome lastAttempt(InFlight delivery, Result result) {
+        int max = settings.maxAttempts();
+        if (result.outcome().kind() == Outcome.Kind.RETRY && max > 0 && delivery.attempt() >= max) {
+            return Outcome.drop((result.failure() != null ? result.failure() : "the handler asked for a retry")
+                    + " on attempt " + delivery.attempt() + " of " + max);
+        }
+        return result.outcome();
+    }
+
+    private void deliverInTransaction(InFlight delivery, T payload, java.util.function.BooleanSupplier stopping) {
+        Connection tx;
+        try {
+            tx = connections.get();
+        } catch (SQLException e) {
+            failed(delivery, Outcome.retry(), e);
+            return;
+        }
+        boolean committed = false;
+        boolean begun = false;
+        int isolation = Connection.TRANSACTION_READ_COMMITTED;
+        Result result = null;
+        DeliveryTransaction current = null;
+        try {
+            isolation = tx.getTransactionIsolation();
+            dialect.begin(tx, spec);
+            begun = true;
+            current = DeliveryTransaction.open(broker, tx, dialect.writeLocksDatabase());
+            delivery.transaction(tx, dialect.writeLocksDatabase());
+            try {
+                result = invoke(payload, delivery, stopping);
+            } finally {
+                delivery.transaction(null, false);
+            }
+            if (result != null && result.outcome().kind() == Outcome.Kind.ACK) {
+                committed = ackAndCommit(tx, delivery);
+            } else {
+                tx.rollback();
+            }
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(tx, e);
+            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed: {2}", queue, delivery.id(),
+                    Redaction.redact(e.getMessage()));
+            if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
+                result = new Result(Outcome.retry(), e.toString());
+            }
+        } finally {
+            end(tx, begun, isolation);
+            if (current != null) {
+                current.close(committed);
+            }
+        }
+        if (result != null && !committed && !isSettled(delivery)) {
+            // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
+            finish(delivery, lastAttempt(delivery, result));
+        }
+    }
+
+    /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
+    private boolean ackAndCommit(Connection tx, InFlight delivery) throws SQLException {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                tx.rollback(); // cut off and released by shutdown
+                return false;
+            }
+            try {
+                form.settle(tx, delivery, Outcome.ack(), broker.clock().instant());
+                tx.commit();
+            } catch (InboxException e) {
+                tx.rollback();
+                delivery.markSettled();
+                LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
+                listener.settlementFailed(queue, delivery.id(), Outcome.ack(), e);
+                return false;
+            }
+            delivery.markSettled();
+            listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
+            return true;
+        }
+    }
+
+    private static boolean isSettled(InFlight delivery) {
+        synchronized (delivery) {
+            return delivery.settled();
+        }
+    }
+
+    /** Undoes what begin set and gives the connection back to its pool. */
+    private void end(Connection tx, boolean begun, int isolation) {
+        try (tx) {
+            if (begun) {
+                dialect.end(tx, spec, isolation);
+            }
+        } catch (SQLException e) {
+            LOG.log(Level.DEBUG, "closing a delivery transaction failed; the pool discards the connection", e);
+        }
+    }
+
+    /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
+    void finish(InFlight delivery, Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
+            String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
+            settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
+        } else {
+            settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
+        }
+    }
+
+    /** One settlement statement (or transaction) of a delivery. */
+    @FunctionalInterface
+    private interface Settlement {
+        void run(Connection connection, Instant now) throws SQLException;
+    }
+
+    private void settle(InFlight delivery, Outcome outcome, Settlement settlement) {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                return; // released by shutdown after a cut-off
+            }
+            try (Connection connection = connections.get()) {
+                settlement.run(connection, broker.clock().instant());
+                delivery.markSettled();
+                listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
+            } catch (InboxException e) {
+                delivery.markSettled();
+                LOG.log(Level.WARNING, "{0}", e.getMessage());
+                listener.settlementFailed(queue, delivery.id(), outcome, e);
+            } catch (SQLException | RuntimeException e) {
+                failed(delivery, outcome, e);
+            }
+        }
+    }
+
+    /** A settlement that failed: the row stays claimed until its claim ends, as after a crash. */
+    private void failed(InFlight delivery, Outcome outcome, Exception e) {
+        synchronized (delivery) {
+            delivery.markSettled();
+        }
+        InboxException error = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
+                + outcome + " of row " + delivery.id() + " of table " + spec.table() + " failed; the row returns"
+                + " when its claim ends: " + Redaction.redact(e.getMessage()), e);
+        LOG.log(Level.WARNING, "{0}", error.getMessage());
+        listener.settlementFailed(queue, delivery.id(), outcome, error);
+    }
+
+    /** Gives a claimed row back at once: it was claimed but will not be handled here. */
+    boolean release(InFlight delivery) {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                return false;
+            }
+            delivery.markSettled();
+            try (Connection connection = connections.get()) {
+                return form.release(connection, delivery);
+            } catch (SQLException | RuntimeException e) {
+                LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
+                        + " claim ends: {3}", queue, delivery.id(), spec.table(), Redaction.redact(e.getMessage()));
+                return false;
+            }
+        }
+    }
+}

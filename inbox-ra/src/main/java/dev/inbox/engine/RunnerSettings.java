@@ -1,0 +1,11 @@
+package dev.inbox.engine;
+
+import java.time.Duration;
+
+/**
+ * A subscription's options as resolved when it opens (its own, else the broker's).
+ *
+ * @param maxAttempts 0 for no cap
+ */
+record RunnerSettings(int workers, int batchSize, Duration pollInterval, Duration lease, int maxAttempts,
+        boolean deadLetters, boolean transactional) {}
