@@ -5,6 +5,7 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Isolation;
 import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -47,7 +48,7 @@ public final class MySqlDialect extends StandardDialect {
 
     @Override
     public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE);
+        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK);
     }
 
     @Override
@@ -63,6 +64,11 @@ public final class MySqlDialect extends StandardDialect {
             version = rs.getString(1);
         }
         checkVersion(version, table.table());
+        if (form == ClaimForm.ROW_LOCK && table.group().isPresent() && table.isolation() == Isolation.SERIALIZABLE) {
+            throw new InboxException(InboxException.Kind.DIALECT, "table " + table.table() + " is a row lock table with"
+                    + " FIFO groups at SERIALIZABLE: InnoDB then locks every row a claim reads, and a claim would wait"
+                    + " for the group's row in work; declare READ_COMMITTED or use a lease table");
+        }
     }
 
     /** Throws {@code SERVER_TOO_OLD} for MariaDB below 10.6 and MySQL below 8.0.1. */
@@ -132,6 +138,16 @@ public final class MySqlDialect extends StandardDialect {
 
     private static String literal(String sql) {
         return "'" + sql.replace("\\", "\\\\").replace("'", "''") + "'";
+    }
+
+    @Override
+    public RowLockStatements rowLock(TableShape t) {
+        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
+                + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
+        String stamp = t.name(t.spec().attempt())
+                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + a + " + 1 WHERE " + t.id() + " = :id")
+                .orElse(null);
+        return rowLockSettlements(t, LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp);
     }
 
     @Override

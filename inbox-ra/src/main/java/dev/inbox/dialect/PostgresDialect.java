@@ -3,6 +3,7 @@ package dev.inbox.dialect;
 import dev.inbox.ClaimForm;
 import dev.inbox.Column;
 import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -34,7 +35,7 @@ public final class PostgresDialect extends StandardDialect {
 
     @Override
     public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE);
+        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK);
     }
 
     @Override
@@ -64,6 +65,18 @@ public final class PostgresDialect extends StandardDialect {
                 + " UPDATE " + t.table() + " AS q SET " + leaseStamp(t) + " FROM due WHERE q." + t.id() + " = due."
                 + t.id() + " RETURNING " + claimResult(t, "q.", true);
         return new LeaseStatements(LeaseStatements.ClaimStyle.RETURNING, claim, null, extend, ack, retry, drop);
+    }
+
+    @Override
+    public RowLockStatements rowLock(TableShape t) {
+        String select = "SELECT " + t.id() + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY " + claimOrder(t)
+                + " LIMIT :limit FOR UPDATE SKIP LOCKED";
+        String claim = t.name(t.spec().attempt())
+                .map(a -> "WITH due AS (" + select + ") UPDATE " + t.table() + " AS q SET " + a + " = " + a + " + 1"
+                        + " FROM due WHERE q." + t.id() + " = due." + t.id() + " RETURNING " + claimResult(t, "q.", true))
+                .orElse("SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
+                        + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED");
+        return rowLockSettlements(t, LeaseStatements.ClaimStyle.RETURNING, claim, null);
     }
 
     @Override

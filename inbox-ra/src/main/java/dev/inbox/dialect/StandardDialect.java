@@ -6,6 +6,7 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +121,19 @@ public abstract class StandardDialect implements Dialect {
                 + quote("error") + ", " + quote("failed_at") + ") SELECT " + t.id() + ", "
                 + t.name(spec.payload().orElseThrow()) + headers.map(h -> ", " + h).orElse("")
                 + ", :attempt, :error, :failed FROM " + t.table() + where;
+    }
+
+    /** The row lock form's settlements: the claim's transaction holds the row, so no token. */
+    protected RowLockStatements rowLockSettlements(TableShape t, LeaseStatements.ClaimStyle style, String claim,
+            String stamp) {
+        InboxSpec spec = t.spec();
+        String byId = " WHERE " + t.id() + " = :id";
+        String ack = t.name(spec.processedAt())
+                .map(p -> "UPDATE " + t.table() + " SET " + p + " = :processed" + byId)
+                .orElse("DELETE FROM " + t.table() + byId);
+        String retry = t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = :due" + byId)
+                .orElse(null);
+        return new RowLockStatements(style, claim, stamp, ack, retry, "DELETE FROM " + t.table() + byId);
     }
 
     /** The claim statements of this database, with the settlements built above. */

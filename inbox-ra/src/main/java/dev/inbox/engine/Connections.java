@@ -2,12 +2,13 @@ package dev.inbox.engine;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.engine.form.ConnectionSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /** Where the broker takes connections: the application's DataSource, or a pool the broker built and owns. */
-final class Connections {
+final class Connections implements ConnectionSource {
     private final DataSource dataSource;
     private final HikariDataSource owned;
 
@@ -26,6 +27,11 @@ final class Connections {
     }
 
     Connection get() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    @Override
+    public Connection open() throws SQLException {
         return dataSource.getConnection();
     }
 

@@ -5,6 +5,7 @@ import dev.inbox.Handler;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
+import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.Form;
 import dev.inbox.engine.form.Transactions;
 import dev.inbox.spi.Dialect;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 
 /**
@@ -71,7 +73,9 @@ final class Deliverer<T> {
             finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
             return;
         }
-        if (settings.transactional()) {
+        if (settings.transactional() && form.transactionOf(delivery) != null) {
+            deliverInClaimTransaction(delivery, payload, stopping);
+        } else if (settings.transactional()) {
             deliverInTransaction(delivery, payload, stopping);
         } else {
             Result result = invoke(payload, delivery, stopping);
@@ -160,6 +164,49 @@ final class Deliverer<T> {
         }
     }
 
+    /**
+     * Row lock form: the claim's transaction is the delivery's. A savepoint taken before the
+     * handler lets every outcome but an ack roll the handler's writes back and still settle the
+     * row in the transaction that holds it.
+     */
+    private void deliverInClaimTransaction(InFlight delivery, T payload, java.util.function.BooleanSupplier stopping) {
+        Connection tx = form.transactionOf(delivery);
+        Savepoint beforeHandler;
+        try {
+            beforeHandler = tx.setSavepoint();
+        } catch (SQLException e) {
+            finish(delivery, Outcome.retry());
+            return;
+        }
+        DeliveryTransaction current = DeliveryTransaction.open(broker, tx, false);
+        boolean committed = false;
+        try {
+            delivery.transaction(tx, false);
+            Result result;
+            try {
+                result = invoke(payload, delivery, stopping);
+            } finally {
+                delivery.transaction(null, false);
+            }
+            if (result == null) {
+                return; // cut off: shutdown released the row
+            }
+            Outcome outcome = result.outcome();
+            if (outcome.kind() != Outcome.Kind.ACK) {
+                try {
+                    tx.rollback(beforeHandler);
+                } catch (SQLException e) {
+                    LOG.log(Level.WARNING, "queue {0}: rolling back the handler''s writes of row {1} failed: {2}",
+                            queue, delivery.id(), Redaction.redact(e.getMessage()));
+                }
+                outcome = lastAttempt(delivery, result);
+            }
+            committed = finish(delivery, outcome) && outcome.kind() == Outcome.Kind.ACK;
+        } finally {
+            current.close(committed);
+        }
+    }
+
     /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
     private boolean ackAndCommit(Connection tx, InFlight delivery) throws SQLException {
         synchronized (delivery) {
@@ -168,7 +215,7 @@ final class Deliverer<T> {
                 return false;
             }
             try {
-                form.settle(tx, delivery, Outcome.ack(), broker.clock().instant());
+                form.settle(ConnectionSource.fixed(tx), delivery, Outcome.ack(), broker.clock().instant());
                 tx.commit();
             } catch (InboxException e) {
                 tx.rollback();
@@ -200,31 +247,31 @@ final class Deliverer<T> {
         }
     }
 
-    /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
-    void finish(InFlight delivery, Outcome outcome) {
+    /** Settles, sending a drop to the dead-letter table where the subscription declares one; true when it took effect. */
+    boolean finish(InFlight delivery, Outcome outcome) {
         if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
-            settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
-        } else {
-            settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
+            return settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
         }
+        return settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
     }
 
     /** One settlement statement (or transaction) of a delivery. */
     @FunctionalInterface
     private interface Settlement {
-        void run(Connection connection, Instant now) throws SQLException;
+        void run(ConnectionSource connections, Instant now) throws SQLException;
     }
 
-    private void settle(InFlight delivery, Outcome outcome, Settlement settlement) {
+    private boolean settle(InFlight delivery, Outcome outcome, Settlement settlement) {
         synchronized (delivery) {
             if (delivery.settled()) {
-                return; // released by shutdown after a cut-off
+                return false; // released by shutdown after a cut-off
             }
-            try (Connection connection = connections.get()) {
-                settlement.run(connection, broker.clock().instant());
+            try {
+                settlement.run(connections, broker.clock().instant());
                 delivery.markSettled();
                 listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
+                return true;
             } catch (InboxException e) {
                 delivery.markSettled();
                 LOG.log(Level.WARNING, "{0}", e.getMessage());
@@ -232,6 +279,7 @@ final class Deliverer<T> {
             } catch (SQLException | RuntimeException e) {
                 failed(delivery, outcome, e);
             }
+            return false;
         }
     }
 
@@ -254,8 +302,8 @@ final class Deliverer<T> {
                 return false;
             }
             delivery.markSettled();
-            try (Connection connection = connections.get()) {
-                return form.release(connection, delivery);
+            try {
+                return form.release(connections, delivery);
             } catch (SQLException | RuntimeException e) {
                 LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
                         + " claim ends: {3}", queue, delivery.id(), spec.table(), Redaction.redact(e.getMessage()));

@@ -22,6 +22,7 @@ public final class InFlight implements Delivery {
     private volatile Thread worker;
     private volatile Connection transaction;
     private volatile boolean locksDatabase;
+    private Object hold;
 
     public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token) {
         this.queue = queue;
@@ -105,6 +106,16 @@ public final class InFlight implements Delivery {
     /** Marks the delivery finished; call while holding this delivery's monitor. */
     public void markSettled() {
         settled = true;
+    }
+
+    /** What the claim form keeps for this delivery (the claim's transaction, its lock's session). */
+    public Object hold() {
+        return hold;
+    }
+
+    /** Set by the claim form when it claims the row. */
+    public void hold(Object value) {
+        hold = value;
     }
 
     Thread worker() {

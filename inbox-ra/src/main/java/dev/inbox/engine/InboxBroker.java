@@ -18,6 +18,7 @@ import dev.inbox.dialect.PostgresDialect;
 import dev.inbox.dialect.SqliteDialect;
 import dev.inbox.engine.form.Form;
 import dev.inbox.engine.form.LeaseForm;
+import dev.inbox.engine.form.RowLockForm;
 import dev.inbox.spi.Dialect;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
@@ -332,10 +333,17 @@ public final class InboxBroker implements AutoCloseable {
         try (Connection connection = connections.get()) {
             OpenedTable table = table(queue, connection);
             dialect.checkServer(connection, spec, form);
+            boolean transactional = subscription.get(SubscriptionOption.TRANSACTIONAL);
             String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
-                    .map(dead -> deadLetterInsert(connection, table, dead)).orElse(null);
-            claimForm = new LeaseForm(queue, spec.table(), dialect, dialect.lease(table.shape()), deadLetter,
-                    leaseOfQueue, table.binaryPayload(), json);
+                    .map(dead -> deadLetterInsert(connection, table, dead, form)).orElse(null);
+            claimForm = switch (form) {
+                case LEASE -> new LeaseForm(queue, spec.table(), dialect, dialect.lease(table.shape()), deadLetter,
+                        leaseOfQueue, table.binaryPayload(), json);
+                case ROW_LOCK -> new RowLockForm(queue, spec, dialect, dialect.rowLock(table.shape()), deadLetter,
+                        table.binaryPayload(), json, transactional);
+                case ADVISORY -> throw new InboxException(Kind.DECLARATION, "queue " + queue + ": the advisory lock"
+                        + " form is not available yet; use a lease table");
+            };
             for (Sql sql : claimForm.statements()) {
                 OpenedTable.prepare(connection, dialect, spec, sql);
             }
@@ -358,7 +366,7 @@ public final class InboxBroker implements AutoCloseable {
     }
 
     /** The dead-letter insert, after checking the dead-letter table has the columns it needs. */
-    private String deadLetterInsert(Connection connection, OpenedTable table, String deadTable) {
+    private String deadLetterInsert(Connection connection, OpenedTable table, String deadTable, ClaimForm form) {
         InboxSpec spec = table.spec();
         List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
         spec.headers().ifPresent(h -> columns.add("headers"));
@@ -371,7 +379,7 @@ public final class InboxBroker implements AutoCloseable {
                     + " does not have the columns " + columns + " (" + e.getMessage().trim() + "): create it as"
                     + " README shows. Statement: " + probe, e);
         }
-        return dialect.deadLetter(table.shape(), deadTable, true);
+        return dialect.deadLetter(table.shape(), deadTable, form == ClaimForm.LEASE);
     }
 
     private static void checkAttempts(Subscription<?> subscription) {

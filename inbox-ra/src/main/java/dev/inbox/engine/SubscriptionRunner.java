@@ -2,7 +2,6 @@ package dev.inbox.engine;
 
 import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -93,8 +92,8 @@ final class SubscriptionRunner {
                 }
                 wake.clear();
                 List<InFlight> claimed;
-                try (Connection connection = connections.get()) {
-                    claimed = form.claim(connection, broker.clock().instant(), wanted);
+                try {
+                    claimed = form.claim(connections, broker.clock().instant(), wanted);
                     backoff = Duration.ZERO;
                 } catch (SQLException | RuntimeException e) {
                     freeWorkers.release(wanted);

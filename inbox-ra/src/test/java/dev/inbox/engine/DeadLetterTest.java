@@ -2,7 +2,6 @@ package dev.inbox.engine;
 
 import static dev.inbox.engine.TestTable.Feature.ATTEMPT;
 import static dev.inbox.engine.TestTable.Feature.HEADERS;
-import static dev.inbox.engine.TestTable.Feature.LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.InboxException;
@@ -17,11 +16,11 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** maxAttempts with deadLetter: the last failed attempt and drop() move the row, keeping payload, headers, attempt and error. */
 class DeadLetterTest {
-    private static final TestTable TABLE = TestTable.of("dl_jobs", ATTEMPT, LEASE, HEADERS);
+    private TestTable table;
     private static final String DEAD = "dl_dead";
 
     private InboxTestKit kit;
@@ -34,11 +33,13 @@ class DeadLetterTest {
         }
     }
 
-    private InboxTestKit start(TestDatabase db, dev.inbox.Handler<Job> handler) {
-        TABLE.create(db);
-        TABLE.createDeadLetter(db, DEAD);
+    private InboxTestKit start(FormCase c, dev.inbox.Handler<Job> handler) {
+        TestDatabase db = c.db();
+        table = TestTable.of("dl_jobs", c.form(), ATTEMPT, HEADERS);
+        table.create(db);
+        table.createDeadLetter(db, DEAD);
         kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50)))
-                .subscribe(Subscription.of("dl", TABLE.spec(), Job.class, (job, d) -> {
+                .subscribe(Subscription.of("dl", table.spec(), Job.class, (job, d) -> {
                     attempts.add(d.attempt());
                     return handler.handle(job, d);
                 }).maxAttempts(3).deadLetter(DEAD))
@@ -51,14 +52,14 @@ class DeadLetterTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void theLastFailedAttemptMovesTheRowWithTheErrorText(TestDatabase db) {
-        start(db, (job, d) -> {
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void theLastFailedAttemptMovesTheRowWithTheErrorText(FormCase c) {
+        start(c, (job, d) -> {
             throw new IllegalStateException("card processor said no to order " + job.n());
         });
         kit.publisher("dl", Job.class).publish(new Job(42), PublishOptions.NONE.header("tenant", "acme"));
         InboxTestKit.await(() -> kit.count(DEAD) == 1, Duration.ofSeconds(20), () -> "dead-lettered: " + attempts);
-        assertThat(kit.count(TABLE.name())).isZero();
+        assertThat(kit.count(table.name())).isZero();
         assertThat(attempts).containsExactly(1, 2, 3);
         Map<String, Object> row = dead().get(0);
         assertThat(((Number) row.get("attempt")).intValue()).isEqualTo(3);
@@ -70,9 +71,9 @@ class DeadLetterTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void dropMovesTheRowAtOnceWithItsReason(TestDatabase db) {
-        start(db, (job, d) -> Outcome.drop("order " + job.n() + " was cancelled"));
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void dropMovesTheRowAtOnceWithItsReason(FormCase c) {
+        start(c, (job, d) -> Outcome.drop("order " + job.n() + " was cancelled"));
         kit.publisher("dl", Job.class).publish(new Job(7));
         InboxTestKit.await(() -> kit.count(DEAD) == 1, Duration.ofSeconds(20), () -> "dead-lettered");
         assertThat(attempts).containsExactly(1);
@@ -80,10 +81,11 @@ class DeadLetterTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void aPoisonPayloadIsDeadLetteredWithTheReasonNeverRetried(TestDatabase db) {
-        start(db, (job, d) -> Outcome.ack());
-        db.execute("INSERT INTO " + TABLE.name() + " (payload) VALUES (" + (db == TestDatabase.POSTGRES
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aPoisonPayloadIsDeadLetteredWithTheReasonNeverRetried(FormCase c) {
+        start(c, (job, d) -> Outcome.ack());
+        TestDatabase db = c.db();
+        db.execute("INSERT INTO " + table.name() + " (payload) VALUES (" + (db == TestDatabase.POSTGRES
                 ? "convert_to('{\"n\":\"not a number\"}', 'UTF8')" : "'{\"n\":\"not a number\"}'") + ")");
         InboxTestKit.await(() -> kit.count(DEAD) == 1, Duration.ofSeconds(20), () -> "dead-lettered");
         assertThat(attempts).isEmpty();
@@ -91,12 +93,14 @@ class DeadLetterTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void aDeadLetterTableWithoutItsColumnsFailsAtOpenWithSchema(TestDatabase db) {
-        TABLE.create(db);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aDeadLetterTableWithoutItsColumnsFailsAtOpenWithSchema(FormCase c) {
+        TestDatabase db = c.db();
+        table = TestTable.of("dl_jobs", c.form(), ATTEMPT, HEADERS);
+        table.create(db);
         db.execute("DROP TABLE IF EXISTS " + DEAD, "CREATE TABLE " + DEAD + " (id BIGINT PRIMARY KEY)");
         kit = InboxTestKit.on(db.dataSource())
-                .subscribe(Subscription.of("dl", TABLE.spec(), Job.class, (job, d) -> Outcome.ack())
+                .subscribe(Subscription.of("dl", table.spec(), Job.class, (job, d) -> Outcome.ack())
                         .maxAttempts(3).deadLetter(DEAD));
         org.assertj.core.api.Assertions.assertThatThrownBy(kit::start)
                 .isInstanceOfSatisfying(InboxException.class, e -> {

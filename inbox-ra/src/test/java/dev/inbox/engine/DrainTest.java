@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Two brokers with four workers each drain 10,000 jobs: every job handled once, never two deliveries of a row at once. */
 class DrainTest {
@@ -20,16 +20,18 @@ class DrainTest {
     private static final String TABLE = "drain_jobs";
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void twoBrokersDrainTenThousandJobsWithoutOverlap(TestDatabase db) throws SQLException {
-        db.createLeaseTable(TABLE);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void twoBrokersDrainTenThousandJobsWithoutOverlap(FormCase c) throws SQLException {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of(TABLE, c.form(), TestTable.Feature.ATTEMPT);
+        table.create(db);
         insertJobs(db);
         Spans spans = new Spans();
         List<InboxBroker> brokers = new ArrayList<>();
         long start = System.nanoTime();
         for (String name : List.of("a", "b")) {
             brokers.add(InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(200))
-                    .subscribe(Subscription.of("drain", Job.leaseTable(TABLE), Job.class, (job, delivery) -> {
+                    .subscribe(Subscription.of("drain", table.spec(), Job.class, (job, delivery) -> {
                         long begin = System.nanoTime();
                         if (job.n() % 10 == 0) {
                             Thread.sleep(1); // some handlers take a while, so overlaps would show
@@ -43,8 +45,8 @@ class DrainTest {
             InboxTestKit.await(() -> spans.size() >= JOBS && db.count(TABLE) == 0, Duration.ofMinutes(3),
                     () -> spans.size() + " deliveries, " + db.count(TABLE) + " rows left");
             double seconds = (System.nanoTime() - start) / 1e9;
-            System.out.printf("DRAIN db=%s brokers=2 workers=4 jobs=%d seconds=%.2f jobs_per_s=%.0f%n",
-                    db.name().toLowerCase(), JOBS, seconds, JOBS / seconds);
+            System.out.printf("DRAIN db=%s form=%s brokers=2 workers=4 jobs=%d seconds=%.2f jobs_per_s=%.0f%n",
+                    db.name().toLowerCase(), c.form().name().toLowerCase(), JOBS, seconds, JOBS / seconds);
         } finally {
             brokers.forEach(b -> b.shutdown(Duration.ofSeconds(5)));
         }

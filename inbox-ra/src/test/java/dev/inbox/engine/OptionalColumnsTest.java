@@ -3,7 +3,6 @@ package dev.inbox.engine;
 import static dev.inbox.engine.TestTable.Feature.ATTEMPT;
 import static dev.inbox.engine.TestTable.Feature.GROUP;
 import static dev.inbox.engine.TestTable.Feature.HEADERS;
-import static dev.inbox.engine.TestTable.Feature.LEASE;
 import static dev.inbox.engine.TestTable.Feature.PRIORITY;
 import static dev.inbox.engine.TestTable.Feature.PROCESSED_AT;
 import static dev.inbox.engine.TestTable.Feature.RETRY_AFTER;
@@ -23,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** retry_after, processed_at, headers, groups and priority on every database, in the lease form. */
 class OptionalColumnsTest {
@@ -47,9 +46,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void aPublishDelayAndARetryDelayLiveInRetryAfter(TestDatabase db) {
-        TestTable table = TestTable.of("ra_jobs", ATTEMPT, LEASE, RETRY_AFTER);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aPublishDelayAndARetryDelayLiveInRetryAfter(FormCase c) {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("ra_jobs", c.form(), ATTEMPT, RETRY_AFTER);
         table.create(db);
         Map<Integer, List<Long>> seen = new ConcurrentHashMap<>();
         long start = System.nanoTime();
@@ -66,9 +66,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void ackKeepsARowWithProcessedAtAndNeverClaimsItAgain(TestDatabase db) throws Exception {
-        TestTable table = TestTable.of("pa_jobs", ATTEMPT, LEASE, PROCESSED_AT);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void ackKeepsARowWithProcessedAtAndNeverClaimsItAgain(FormCase c) throws Exception {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("pa_jobs", c.form(), ATTEMPT, PROCESSED_AT);
         table.create(db);
         List<Integer> seen = new CopyOnWriteArrayList<>();
         InboxBroker broker = broker(db, table, 2, (job, d) -> {
@@ -83,9 +84,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void headersSetOnPublishAreReadFromTheDelivery(TestDatabase db) {
-        TestTable table = TestTable.of("hd_jobs", LEASE, HEADERS);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void headersSetOnPublishAreReadFromTheDelivery(FormCase c) {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("hd_jobs", c.form(), HEADERS);
         table.create(db);
         List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
         InboxBroker broker = broker(db, table, 1, (job, d) -> {
@@ -100,9 +102,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void higherPriorityComesFirstThenId(TestDatabase db) {
-        TestTable table = TestTable.of("pr_jobs", ATTEMPT, LEASE, PRIORITY);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void higherPriorityComesFirstThenId(FormCase c) {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("pr_jobs", c.form(), ATTEMPT, PRIORITY);
         table.create(db);
         InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("optional", table.spec()).connect();
         brokers.add(publisherOnly);
@@ -120,9 +123,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void aGroupHasOneRowInWorkAtATimeInIdOrderAcrossWorkersAndBrokers(TestDatabase db) {
-        TestTable table = TestTable.of("fifo_jobs", ATTEMPT, LEASE, GROUP);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aGroupHasOneRowInWorkAtATimeInIdOrderAcrossWorkersAndBrokers(FormCase c) {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("fifo_jobs", c.form(), ATTEMPT, GROUP);
         table.create(db);
         int groups = 8;
         int perGroup = 40;
@@ -163,9 +167,10 @@ class OptionalColumnsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void anOptionWithoutItsColumnIsRefusedOnPublish(TestDatabase db) {
-        TestTable table = TestTable.of("plain_jobs", ATTEMPT, LEASE);
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void anOptionWithoutItsColumnIsRefusedOnPublish(FormCase c) {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("plain_jobs", c.form(), ATTEMPT);
         table.create(db);
         InboxBroker broker = broker(db, table, 1, (job, d) -> Outcome.ack());
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> broker.publisher("optional", Job.class)

@@ -100,12 +100,11 @@ class StartupErrorsTest {
                 "dialect of your own");
     }
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void aRowLockTableIsRefusedWhereTheFormIsNotServed(TestDatabase db) {
+    @Test
+    void aRowLockTableIsRefusedOnSqliteNamingTheFormsItServes() {
         InboxSpec rowLock = InboxSpec.table("rowlock_jobs", Column.of("id").generated()).payload(Column.of("payload"));
-        assertFails(() -> open(db, subscription("rowlock", rowLock)), Kind.DECLARATION, "rowlock_jobs", "ROW_LOCK",
-                "LEASE");
+        assertFails(() -> open(TestDatabase.SQLITE, subscription("rowlock", rowLock)), Kind.DECLARATION,
+                "rowlock_jobs", "ROW_LOCK", "sqlite", "LEASE");
     }
 
     @ParameterizedTest(name = "{0}")

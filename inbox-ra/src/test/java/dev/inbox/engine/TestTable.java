@@ -23,6 +23,18 @@ final class TestTable {
         return new TestTable(name, EnumSet.of(first, rest));
     }
 
+    /** A table of {@code form} (its lease or advisory lock column) with {@code features}. */
+    static TestTable of(String name, dev.inbox.ClaimForm form, Feature... features) {
+        Set<Feature> all = EnumSet.noneOf(Feature.class);
+        all.addAll(java.util.List.of(features));
+        switch (form) {
+            case LEASE -> all.add(Feature.LEASE);
+            case ADVISORY -> all.add(Feature.ADVISORY);
+            case ROW_LOCK -> { }
+        }
+        return new TestTable(name, all);
+    }
+
     String name() {
         return name;
     }

@@ -15,14 +15,14 @@ public interface Form {
     List<Sql> statements();
 
     /** Claims up to {@code limit} due rows at {@code now}. */
-    List<InFlight> claim(Connection connection, Instant now, int limit) throws SQLException;
+    List<InFlight> claim(ConnectionSource connections, Instant now, int limit) throws SQLException;
 
     /**
      * Settles {@code delivery} with {@code outcome} at {@code now}; the caller holds the delivery's monitor.
      *
      * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
      */
-    void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException;
+    void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now) throws SQLException;
 
     /**
      * Moves the row into the dead-letter table, recording {@code error}, in one transaction; the
@@ -30,14 +30,22 @@ public interface Form {
      *
      * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
      */
-    void deadLetter(Connection connection, InFlight delivery, String error, Instant now) throws SQLException;
+    void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now) throws SQLException;
 
     /** Gives the row back for another claim at once; false when it was no longer held. */
-    boolean release(Connection connection, InFlight delivery) throws SQLException;
+    boolean release(ConnectionSource connections, InFlight delivery) throws SQLException;
 
     /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. Lease form only. */
     default boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
         return true;
+    }
+
+    /**
+     * The connection of the claim's own transaction, when a transactional delivery's writes go
+     * into it (row lock form); null when the delivery opens a transaction of its own.
+     */
+    default Connection transactionOf(InFlight delivery) {
+        return null;
     }
 
     /** True when deliveries in work need a keeper. */

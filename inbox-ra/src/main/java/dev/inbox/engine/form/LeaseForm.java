@@ -1,6 +1,5 @@
 package dev.inbox.engine.form;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
@@ -8,8 +7,6 @@ import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The lease form. The claim reads "now" once: due rows and ended leases are judged from it and the
@@ -27,8 +23,6 @@ import java.util.Map;
  * while the row still holds it.
  */
 public final class LeaseForm implements Form {
-    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
-
     private final String queue;
     private final String table;
     private final Dialect dialect;
@@ -41,8 +35,7 @@ public final class LeaseForm implements Form {
     private final Sql drop;
     private final Sql deadLetter;
     private final Duration lease;
-    private final boolean binaryPayload;
-    private final ObjectMapper json;
+    private final ClaimedRows claimed;
 
     /**
      * @param deadLetter the statement that copies a row into the dead-letter table, or null for none
@@ -61,8 +54,7 @@ public final class LeaseForm implements Form {
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = deadLetter == null ? null : new Sql("dead letter", deadLetter);
         this.lease = lease;
-        this.binaryPayload = binaryPayload;
-        this.json = json;
+        this.claimed = new ClaimedRows(queue, table, binaryPayload, json);
     }
 
     @Override
@@ -83,13 +75,13 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public List<InFlight> claim(Connection connection, Instant now, int limit) throws SQLException {
+    public List<InFlight> claim(ConnectionSource connections, Instant now, int limit) throws SQLException {
         // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
-        return style == LeaseStatements.ClaimStyle.RETURNING
+        return connections.use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
                 ? claimReturning(connection, at, expiry, limit)
-                : claimThenStamp(connection, at, expiry, limit);
+                : claimThenStamp(connection, at, expiry, limit));
     }
 
     private List<InFlight> claimReturning(Connection connection, Instant now, Instant expiry, int limit)
@@ -98,7 +90,7 @@ public final class LeaseForm implements Form {
         try (PreparedStatement ps = claim.prepare(connection)) {
             bindClaim(ps, now, expiry, limit);
             try (ResultSet rs = ps.executeQuery()) {
-                return read(rs, expiry);
+                return claimed.read(rs, expiry);
             }
         }
     }
@@ -111,7 +103,7 @@ public final class LeaseForm implements Form {
             try (PreparedStatement ps = claim.prepare(connection)) {
                 bindClaim(ps, now, expiry, limit);
                 try (ResultSet rs = ps.executeQuery()) {
-                    rows = read(rs, expiry);
+                    rows = claimed.read(rs, expiry);
                 }
             }
             if (!rows.isEmpty()) {
@@ -134,37 +126,6 @@ public final class LeaseForm implements Form {
         claim.setInt(ps, "limit", limit);
     }
 
-    private List<InFlight> read(ResultSet rs, Instant expiry) throws SQLException {
-        List<InFlight> rows = new ArrayList<>();
-        while (rs.next()) {
-            Object id = rs.getObject(1);
-            int attempt = rs.getInt(2);
-            byte[] payload;
-            if (binaryPayload) {
-                payload = rs.getBytes(3);
-            } else {
-                String text = rs.getString(3);
-                payload = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
-            }
-            rows.add(new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), expiry));
-        }
-        return rows;
-    }
-
-    private Map<String, String> headers(Object id, String text) {
-        if (text == null || text.isBlank()) {
-            return Map.of();
-        }
-        try {
-            return Map.copyOf(json.readValue(text, HEADERS));
-        } catch (IOException e) {
-            System.getLogger(LeaseForm.class.getName()).log(System.Logger.Level.WARNING,
-                    "queue {0}: row {1} of table {2} has headers that are not a JSON object of strings; ignored",
-                    queue, id, table);
-            return Map.of();
-        }
-    }
-
     @Override
     public boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
         Instant next = dialect.deadline(now, lease);
@@ -184,7 +145,15 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+    public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
+            throws SQLException {
+        connections.use(connection -> {
+            settle(connection, delivery, outcome, now);
+            return null;
+        });
+    }
+
+    private void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
         Sql sql = switch (outcome.kind()) {
             case ACK -> ack;
             case RETRY -> retry;
@@ -203,8 +172,9 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public void deadLetter(Connection connection, InFlight delivery, String error, Instant now) throws SQLException {
-        Transactions.run(connection, -1, () -> {
+    public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
+            throws SQLException {
+        connections.use(connection -> Transactions.run(connection, -1, () -> {
             int copied;
             try (PreparedStatement ps = deadLetter.prepare(connection)) {
                 deadLetter.set(ps, "id", delivery.id());
@@ -218,7 +188,7 @@ public final class LeaseForm implements Form {
                 throw lost(delivery, "move to the dead-letter table");
             }
             return null;
-        });
+        }));
     }
 
     private int owned(Connection connection, Sql sql, InFlight delivery) throws SQLException {
@@ -236,12 +206,14 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public boolean release(Connection connection, InFlight delivery) throws SQLException {
-        try (PreparedStatement ps = retry.prepare(connection)) {
-            retry.set(ps, "id", delivery.id());
-            retry.setTime(ps, "token", delivery.token(), dialect);
-            retry.setTime(ps, "due", null, dialect);
-            return ps.executeUpdate() == 1;
-        }
+    public boolean release(ConnectionSource connections, InFlight delivery) throws SQLException {
+        return connections.use(connection -> {
+            try (PreparedStatement ps = retry.prepare(connection)) {
+                retry.set(ps, "id", delivery.id());
+                retry.setTime(ps, "token", delivery.token(), dialect);
+                retry.setTime(ps, "due", null, dialect);
+                return ps.executeUpdate() == 1;
+            }
+        });
     }
 }

@@ -1,0 +1,70 @@
+package dev.inbox.engine.form;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.engine.InFlight;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Reads a claim's result (id, attempt before the claim, payload, headers) into deliveries. */
+final class ClaimedRows {
+    private static final System.Logger LOG = System.getLogger(ClaimedRows.class.getName());
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
+
+    private final String queue;
+    private final String table;
+    private final boolean binaryPayload;
+    private final ObjectMapper json;
+
+    ClaimedRows(String queue, String table, boolean binaryPayload, ObjectMapper json) {
+        this.queue = queue;
+        this.table = table;
+        this.binaryPayload = binaryPayload;
+        this.json = json;
+    }
+
+    /** Every row of {@code rs}, each holding {@code token} (null outside the lease form). */
+    List<InFlight> read(ResultSet rs, Instant token) throws SQLException {
+        List<InFlight> rows = new ArrayList<>();
+        while (rs.next()) {
+            Object id = rs.getObject(1);
+            int attempt = rs.getInt(2);
+            byte[] payload;
+            if (binaryPayload) {
+                payload = rs.getBytes(3);
+            } else {
+                String text = rs.getString(3);
+                payload = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+            }
+            rows.add(new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), token));
+        }
+        return rows;
+    }
+
+    private Map<String, String> headers(Object id, String text) {
+        if (text == null || text.isBlank()) {
+            return Map.of();
+        }
+        try {
+            return Map.copyOf(json.readValue(text, HEADERS));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "queue {0}: row {1} of table {2} has headers that are not a JSON"
+                    + " object of strings; ignored", queue, id, table);
+            return Map.of();
+        }
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    String table() {
+        return table;
+    }
+}
