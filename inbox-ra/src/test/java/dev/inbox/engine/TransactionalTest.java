@@ -23,10 +23,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Transactional deliveries in the engine (SPEC §8): ack commits writes with the settlement, every other outcome rolls them back first. */
 class TransactionalTest {
-    private static final TestTable TABLE = TestTable.of("tx_jobs", ATTEMPT, LEASE);
+    private TestTable table = TestTable.of("tx_jobs", ATTEMPT, LEASE);
 
     private InboxTestKit kit;
     private final List<String> seen = new CopyOnWriteArrayList<>();
@@ -39,7 +40,7 @@ class TransactionalTest {
     }
 
     private InboxTestKit start(TestDatabase db, dev.inbox.InboxSpec spec, Handler<Job> handler) {
-        TABLE.create(db);
+        table.create(db);
         db.execute("DROP TABLE IF EXISTS tx_effects", "CREATE TABLE tx_effects (job INTEGER NOT NULL, attempt INTEGER NOT NULL)");
         kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50)))
                 .subscribe(Subscription.of("tx", spec, Job.class, handler).transactional(true))
@@ -56,9 +57,11 @@ class TransactionalTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void onlyTheAckedAttemptsWritesRemainAndEveryAttemptIsSpent(TestDatabase db) {
-        start(db, TABLE.spec(), (job, d) -> {
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void onlyTheAckedAttemptsWritesRemainAndEveryAttemptIsSpent(FormCase c) {
+        TestDatabase db = c.db();
+        table = TestTable.of("tx_jobs", c.form(), ATTEMPT);
+        start(db, table.spec(), (job, d) -> {
             effect(d, job);
             seen.add("attempt " + d.attempt());
             return switch (d.attempt()) {
@@ -68,22 +71,24 @@ class TransactionalTest {
             };
         });
         kit.publisher("tx", Job.class).publish(new Job(1));
-        InboxTestKit.await(() -> kit.count(TABLE.name()) == 0, Duration.ofSeconds(20), () -> "acked: " + seen);
+        InboxTestKit.await(() -> kit.count(table.name()) == 0, Duration.ofSeconds(20), () -> "acked: " + seen);
         assertThat(seen).containsExactly("attempt 1", "attempt 2", "attempt 3");
         assertThat(kit.query("SELECT job, attempt FROM tx_effects"))
                 .extracting(r -> ((Number) r.get("attempt")).intValue()).containsExactly(3);
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(TestDatabase.class)
-    void dropRollsTheWritesBackAndRemovesTheRow(TestDatabase db) {
-        start(db, TABLE.spec(), (job, d) -> {
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void dropRollsTheWritesBackAndRemovesTheRow(FormCase c) {
+        TestDatabase db = c.db();
+        table = TestTable.of("tx_jobs", c.form(), ATTEMPT);
+        start(db, table.spec(), (job, d) -> {
             effect(d, job);
             seen.add("dropped");
             return Outcome.drop();
         });
         kit.publisher("tx", Job.class).publish(new Job(2));
-        InboxTestKit.await(() -> kit.count(TABLE.name()) == 0, Duration.ofSeconds(20), () -> "dropped");
+        InboxTestKit.await(() -> kit.count(table.name()) == 0, Duration.ofSeconds(20), () -> "dropped");
         assertThat(seen).containsExactly("dropped");
         assertThat(kit.count("tx_effects")).isZero();
     }
@@ -100,11 +105,11 @@ class TransactionalTest {
             }
             return Outcome.ack();
         };
-        start(db, TABLE.spec(), report);
+        start(db, table.spec(), report);
         kit.publisher("tx", Job.class).publish(new Job(1));
         InboxTestKit.await(() -> seen.size() == 1, Duration.ofSeconds(20), () -> "delivered");
         kit.close();
-        start(db, TABLE.spec().isolation(Isolation.REPEATABLE_READ), report);
+        start(db, table.spec().isolation(Isolation.REPEATABLE_READ), report);
         kit.publisher("tx", Job.class).publish(new Job(2));
         InboxTestKit.await(() -> seen.size() == 2, Duration.ofSeconds(20), () -> "delivered");
         assertThat(seen).containsExactly("read committed", "repeatable read");
