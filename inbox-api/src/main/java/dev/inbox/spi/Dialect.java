@@ -115,6 +115,11 @@ public interface Dialect {
     /** The statements of the lease form. */
     LeaseStatements lease(TableShape table);
 
+    /** The statements of the advisory lock form, where {@link #forms()} has it. */
+    default AdvisoryStatements advisory(TableShape table) {
+        throw new UnsupportedOperationException(name() + " does not serve the advisory lock form");
+    }
+
     /** The statements of the row lock form, where {@link #forms()} has it. */
     default RowLockStatements rowLock(TableShape table) {
         throw new UnsupportedOperationException(name() + " does not serve the row lock form");

@@ -4,6 +4,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Isolation;
+import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -48,7 +49,7 @@ public final class MySqlDialect extends StandardDialect {
 
     @Override
     public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK);
+        return EnumSet.allOf(ClaimForm.class);
     }
 
     @Override
@@ -138,6 +139,14 @@ public final class MySqlDialect extends StandardDialect {
 
     private static String literal(String sql) {
         return "'" + sql.replace("\\", "\\\\").replace("'", "''") + "'";
+    }
+
+    @Override
+    public AdvisoryStatements advisory(TableShape t) {
+        // GET_LOCK names are at most 64 characters: the SHA-1 of the key has 40.
+        return advisoryStatements(t, column -> "CAST(" + column + " AS CHAR)",
+                key -> "GET_LOCK(SHA1(CONCAT(:prefix, " + key + ")), 0) = 1",
+                "SELECT RELEASE_LOCK(SHA1(:key))", "SELECT RELEASE_ALL_LOCKS()");
     }
 
     @Override

@@ -2,6 +2,12 @@ package dev.inbox.dialect;
 
 import dev.inbox.ClaimForm;
 import dev.inbox.Column;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.AdvisoryStatements;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -35,7 +41,7 @@ public final class PostgresDialect extends StandardDialect {
 
     @Override
     public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK);
+        return EnumSet.allOf(ClaimForm.class);
     }
 
     @Override
@@ -77,6 +83,36 @@ public final class PostgresDialect extends StandardDialect {
                 .orElse("SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
                         + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED");
         return rowLockSettlements(t, LeaseStatements.ClaimStyle.RETURNING, claim, null);
+    }
+
+    @Override
+    public AdvisoryStatements advisory(TableShape t) {
+        return advisoryStatements(t, column -> column + "::text",
+                key -> "pg_try_advisory_lock(hashtextextended(:prefix || " + key + ", 0))",
+                "SELECT pg_advisory_unlock(hashtextextended(:key, 0))", "SELECT pg_advisory_unlock_all()");
+    }
+
+    @Override
+    public void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
+        if (form != ClaimForm.ADVISORY && table.group().isEmpty()) {
+            return;
+        }
+        int version;
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+            rs.next();
+            version = Integer.parseInt(rs.getString(1).trim());
+        }
+        checkVersion(version, table.table(), form);
+    }
+
+    /** Throws {@code SERVER_TOO_OLD} below PostgreSQL 11, which added {@code hashtextextended}. */
+    static void checkVersion(int serverVersionNum, String table, ClaimForm form) {
+        if (serverVersionNum < 110000) {
+            throw new InboxException(InboxException.Kind.SERVER_TOO_OLD, "table " + table + ": "
+                    + (form == ClaimForm.ADVISORY ? "the advisory lock form" : "FIFO groups")
+                    + " need PostgreSQL 11 or later (hashtextextended), and the server is version " + serverVersionNum
+                    + ": upgrade the server or use another form");
+        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.SqliteMode;
 import java.sql.Connection;
+import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.DatabaseMetaData;
@@ -43,7 +44,7 @@ public final class SqliteDialect extends StandardDialect {
 
     @Override
     public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE);
+        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ADVISORY);
     }
 
     @Override
@@ -68,6 +69,12 @@ public final class SqliteDialect extends StandardDialect {
     public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
         connection.setAutoCommit(true);
         SqliteModes.set(connection, SqliteMode.DEFERRED);
+    }
+
+    @Override
+    public AdvisoryStatements advisory(TableShape t) {
+        // One process's locks: kept in the process, not in the database.
+        return advisoryStatements(t, column -> "CAST(" + column + " AS TEXT)", null, null, null);
     }
 
     @Override

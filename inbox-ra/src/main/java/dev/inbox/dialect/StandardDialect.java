@@ -5,6 +5,7 @@ import dev.inbox.Identifiers;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -134,6 +135,33 @@ public abstract class StandardDialect implements Dialect {
         String retry = t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = :due" + byId)
                 .orElse(null);
         return new RowLockStatements(style, claim, stamp, ack, retry, "DELETE FROM " + t.table() + byId);
+    }
+
+    /**
+     * The advisory lock form's statements with the locking of this database: {@code keyText} turns
+     * a column into text, {@code tryLockOf} makes the condition that locks a key without waiting;
+     * it, {@code unlock} and {@code unlockAll} are null where the process keeps the locks.
+     */
+    protected AdvisoryStatements advisoryStatements(TableShape t, java.util.function.UnaryOperator<String> keyText,
+            java.util.function.UnaryOperator<String> tryLockOf, String unlock, String unlockAll) {
+        InboxSpec spec = t.spec();
+        String key = "COALESCE(" + keyText.apply(t.name(spec.advisoryLock().orElseThrow())) + ", "
+                + keyText.apply(t.id()) + ")";
+        String candidates = "SELECT " + t.id() + ", " + key + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY "
+                + claimOrder(t) + " LIMIT :limit";
+        // The lock is tried in the outer query, row by row in claim order, until :limit rows are locked.
+        String lockCandidates = tryLockOf == null ? null : "SELECT c.id, c.k FROM (SELECT " + t.id() + " AS id, " + key
+                + " AS k FROM " + t.table() + " WHERE " + due(t) + " ORDER BY " + claimOrder(t) + " LIMIT :scan) c"
+                + " WHERE " + tryLockOf.apply("c.k") + " LIMIT :limit";
+        String take = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + t.id() + " = :id AND "
+                + due(t);
+        String count = t.name(spec.attempt())
+                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + a + " + 1 WHERE " + t.id() + " = :id")
+                .orElse(null);
+        RowLockStatements settlements = rowLockSettlements(t, LeaseStatements.ClaimStyle.RETURNING, take, null);
+        return new AdvisoryStatements(candidates, lockCandidates, take, count, unlock, unlockAll,
+                settlements.ack(),
+                settlements.retry(), settlements.drop());
     }
 
     /** The claim statements of this database, with the settlements built above. */

@@ -16,6 +16,7 @@ import dev.inbox.SubscriptionOption;
 import dev.inbox.dialect.MySqlDialect;
 import dev.inbox.dialect.PostgresDialect;
 import dev.inbox.dialect.SqliteDialect;
+import dev.inbox.engine.form.AdvisoryForm;
 import dev.inbox.engine.form.Form;
 import dev.inbox.engine.form.LeaseForm;
 import dev.inbox.engine.form.RowLockForm;
@@ -341,8 +342,8 @@ public final class InboxBroker implements AutoCloseable {
                         leaseOfQueue, table.binaryPayload(), json);
                 case ROW_LOCK -> new RowLockForm(queue, spec, dialect, dialect.rowLock(table.shape()), deadLetter,
                         table.binaryPayload(), json, transactional);
-                case ADVISORY -> throw new InboxException(Kind.DECLARATION, "queue " + queue + ": the advisory lock"
-                        + " form is not available yet; use a lease table");
+                case ADVISORY -> new AdvisoryForm(queue, spec, dialect, dialect.advisory(table.shape()), deadLetter,
+                        table.binaryPayload(), json, databaseUrl);
             };
             for (Sql sql : claimForm.statements()) {
                 OpenedTable.prepare(connection, dialect, spec, sql);
@@ -523,9 +524,13 @@ public final class InboxBroker implements AutoCloseable {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         int cutOff = 0;
         int released = 0;
+        int locks = 0;
         try {
             for (SubscriptionRunner runner : runners.values()) {
                 runner.stopClaiming(Duration.ofSeconds(30));
+            }
+            for (SubscriptionRunner runner : runners.values()) {
+                locks += runner.releaseLocks();
             }
             for (SubscriptionRunner runner : runners.values()) {
                 cutOff += runner.drain(deadline);
@@ -535,7 +540,7 @@ public final class InboxBroker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         int closed = connections == null ? 0 : connections.close();
-        report = new ShutdownReport(released, 0, cutOff, closed);
+        report = new ShutdownReport(released, locks, cutOff, closed);
         LOG.log(Level.INFO, "Inbox broker shut down: {0}", report);
         return report;
     }

@@ -208,6 +208,11 @@ final class SubscriptionRunner {
         return cutOff;
     }
 
+    /** Advisory lock form: releases the locks of deliveries in work; returns how many. */
+    int releaseLocks() {
+        return form.releaseLocks();
+    }
+
     int rowsReleased() {
         return rowsReleased.get();
     }

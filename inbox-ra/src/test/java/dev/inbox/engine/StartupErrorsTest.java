@@ -104,7 +104,7 @@ class StartupErrorsTest {
     void aRowLockTableIsRefusedOnSqliteNamingTheFormsItServes() {
         InboxSpec rowLock = InboxSpec.table("rowlock_jobs", Column.of("id").generated()).payload(Column.of("payload"));
         assertFails(() -> open(TestDatabase.SQLITE, subscription("rowlock", rowLock)), Kind.DECLARATION,
-                "rowlock_jobs", "ROW_LOCK", "sqlite", "LEASE");
+                "rowlock_jobs", "ROW_LOCK", "sqlite", "LEASE", "ADVISORY");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -20,6 +20,11 @@ public interface ConnectionSource {
         }
     }
 
+    /** True when this source lends the connection of a delivery's transaction. */
+    default boolean lendsTransaction() {
+        return false;
+    }
+
     /** Work on a connection. */
     @FunctionalInterface
     interface Work<R> {
@@ -37,6 +42,11 @@ public interface ConnectionSource {
             @Override
             public <R> R use(Work<R> work) throws SQLException {
                 return work.run(connection);
+            }
+
+            @Override
+            public boolean lendsTransaction() {
+                return true;
             }
         };
     }

@@ -48,6 +48,14 @@ public interface Form {
         return null;
     }
 
+    /**
+     * Shutdown, advisory lock form: releases the lock of every delivery in work, whose settlement
+     * then fails with {@code CLOSED}. Returns the locks released; other forms release none.
+     */
+    default int releaseLocks() {
+        return 0;
+    }
+
     /** True when deliveries in work need a keeper. */
     default boolean keepsLeases() {
         return false;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.inbox.InboxException;
 import org.junit.jupiter.api.Test;
 
-/** The version floors of MySQL 8.0.1 and MariaDB 10.6, read as the server reports its version. */
-class MySqlVersionTest {
+/** The version floors: MySQL 8.0.1 and MariaDB 10.6 (SKIP LOCKED), PostgreSQL 11 for advisory locks and groups. */
+class VersionFloorsTest {
 
     @Test
     void olderServersFailWithServerTooOldNamingBothVersions() {
@@ -26,5 +26,16 @@ class MySqlVersionTest {
         assertThatCode(() -> MySqlDialect.checkVersion("10.11.19-MariaDB-0+deb12u1", "jobs")).doesNotThrowAnyException();
         assertThatCode(() -> MySqlDialect.checkVersion("8.0.1", "jobs")).doesNotThrowAnyException();
         assertThatCode(() -> MySqlDialect.checkVersion("9.1.0", "jobs")).doesNotThrowAnyException();
+    }
+
+    @Test
+    void postgresBelowElevenCannotServeAdvisoryLocksOrGroups() {
+        assertThatThrownBy(() -> PostgresDialect.checkVersion(100_017, "jobs", dev.inbox.ClaimForm.ADVISORY))
+                .hasMessageContaining("SERVER_TOO_OLD").hasMessageContaining("PostgreSQL 11")
+                .hasMessageContaining("100017").hasMessageContaining("advisory");
+        assertThatThrownBy(() -> PostgresDialect.checkVersion(96_000, "jobs", dev.inbox.ClaimForm.LEASE))
+                .hasMessageContaining("FIFO groups");
+        assertThatCode(() -> PostgresDialect.checkVersion(150_019, "jobs", dev.inbox.ClaimForm.ADVISORY))
+                .doesNotThrowAnyException();
     }
 }

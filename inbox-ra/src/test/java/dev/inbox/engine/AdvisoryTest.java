@@ -1,0 +1,113 @@
+package dev.inbox.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.Subscription;
+import dev.inbox.testkit.InboxTestKit;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** What is particular to the advisory lock form: locks released on settlement, and by shutdown for deliveries in work. */
+class AdvisoryTest {
+    private static final TestTable TABLE = TestTable.of("adv_jobs", ClaimForm.ADVISORY, TestTable.Feature.ATTEMPT);
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    void settlementReleasesTheLockOnTheServer(TestDatabase db) throws Exception {
+        TABLE.create(db);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> Outcome.ack()).workers(4))
+                .connect();
+        try {
+            for (int i = 0; i < 50; i++) {
+                broker.publisher("adv", Job.class).publish(new Job(i));
+            }
+            InboxTestKit.await(() -> db.count(TABLE.name()) == 0, Duration.ofSeconds(20), () -> "drained");
+            InboxTestKit.await(() -> advisoryLocksHeld(db) == 0, Duration.ofSeconds(5),
+                    () -> advisoryLocksHeld(db) + " advisory locks still held");
+        } finally {
+            broker.shutdown();
+        }
+    }
+
+    /** Locks held on the server by any session (MariaDB: for the keys of the rows of this test). */
+    private static long advisoryLocksHeld(TestDatabase db) {
+        String sql = db == TestDatabase.POSTGRES ? "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                : "SELECT count(*) FROM (SELECT 1 AS n) x WHERE "
+                        + "IS_USED_LOCK(SHA1('adv_jobs:1')) IS NOT NULL OR IS_USED_LOCK(SHA1('adv_jobs:25')) IS NOT NULL";
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TestDatabase.class)
+    void shutdownReleasesTheLocksOfDeliveriesInWorkWhoseSettlementThenFailsWithClosed(TestDatabase db)
+            throws Exception {
+        TABLE.create(db);
+        CountDownLatch started = new CountDownLatch(2);
+        CountDownLatch finish = new CountDownLatch(1);
+        List<InboxException.Kind> failures = new CopyOnWriteArrayList<>();
+        InboxBroker a = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .listener(new BrokerListener() {
+                    @Override
+                    public void settlementFailed(String queue, Object id, Outcome outcome, InboxException error) {
+                        failures.add(error.kind());
+                    }
+                })
+                .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> {
+                    started.countDown();
+                    finish.await(20, TimeUnit.SECONDS);
+                    return Outcome.ack();
+                }).workers(2))
+                .connect();
+        a.publisher("adv", Job.class).publish(new Job(1));
+        a.publisher("adv", Job.class).publish(new Job(2));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            finish.countDown();
+        });
+        release.start();
+        ShutdownReport report = a.shutdown(Duration.ofSeconds(10));
+        release.join();
+
+        assertThat(report.locksReleased()).isEqualTo(2);
+        assertThat(failures).containsExactly(InboxException.Kind.CLOSED, InboxException.Kind.CLOSED);
+        assertThat(db.count(TABLE.name())).as("both rows are back in the queue").isEqualTo(2);
+
+        List<Integer> handled = new CopyOnWriteArrayList<>();
+        InboxBroker b = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> {
+                    handled.add(job.n());
+                    return Outcome.ack();
+                }))
+                .connect();
+        try {
+            InboxTestKit.await(() -> db.count(TABLE.name()) == 0, Duration.ofSeconds(10), () -> "b handles both");
+        } finally {
+            b.shutdown();
+        }
+        assertThat(handled).containsExactlyInAnyOrder(1, 2);
+    }
+}
