@@ -27,14 +27,16 @@ public final class Subscription<T> {
     private final InboxSpec table;
     private final Type payloadType;
     private final Handler<T> handler;
+    private final BatchHandler<T> batchHandler;
     private final Map<SubscriptionOption<?>, Object> options;
 
     private Subscription(String queue, InboxSpec table, Type payloadType, Handler<T> handler,
-            Map<SubscriptionOption<?>, Object> options) {
+            BatchHandler<T> batchHandler, Map<SubscriptionOption<?>, Object> options) {
         this.queue = queue;
         this.table = table;
         this.payloadType = payloadType;
         this.handler = handler;
+        this.batchHandler = batchHandler;
         this.options = options;
     }
 
@@ -42,7 +44,18 @@ public final class Subscription<T> {
     public static <T> Subscription<T> of(String queue, InboxSpec table, Type payloadType, Handler<T> handler) {
         return new Subscription<>(checkQueue(queue), Objects.requireNonNull(table, "table"),
                 Objects.requireNonNull(payloadType, "payload type"), Objects.requireNonNull(handler, "handler"),
-                Map.of());
+                null, Map.of());
+    }
+
+    /**
+     * A subscription whose handler takes the payloads of each claim together, up to its batch
+     * size, returning one outcome per payload.
+     */
+    public static <T> Subscription<T> ofBatch(String queue, InboxSpec table, Class<T> payloadType,
+            BatchHandler<T> handler) {
+        return new Subscription<>(checkQueue(queue), Objects.requireNonNull(table, "table"),
+                Objects.requireNonNull(payloadType, "payload type"), null,
+                Objects.requireNonNull(handler, "batch handler"), Map.of());
     }
 
     /** A subscription to {@code queue}, stored in the table {@code table} describes. */
@@ -73,7 +86,7 @@ public final class Subscription<T> {
         option.check("queue " + queue, value);
         Map<SubscriptionOption<?>, Object> copy = new LinkedHashMap<>(options);
         copy.put(option, value);
-        return new Subscription<>(queue, table, payloadType, handler, Collections.unmodifiableMap(copy));
+        return new Subscription<>(queue, table, payloadType, handler, batchHandler, Collections.unmodifiableMap(copy));
     }
 
     public Subscription<T> lease(Duration lease) {
@@ -135,8 +148,19 @@ public final class Subscription<T> {
         return payloadType;
     }
 
+    /** The handler of single deliveries; null for a batch subscription. */
     public Handler<T> handler() {
         return handler;
+    }
+
+    /** The batch handler; null for a subscription of single deliveries. */
+    public BatchHandler<T> batchHandler() {
+        return batchHandler;
+    }
+
+    /** True when the handler takes the payloads of a claim together. */
+    public boolean isBatch() {
+        return batchHandler != null;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import com.fasterxml.jackson.databind.ObjectReader;
+import dev.inbox.BatchHandler;
 import dev.inbox.Handler;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
@@ -15,6 +16,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Works one delivery: decodes its payload, calls the handler, turns what happened into an outcome
@@ -30,19 +35,22 @@ final class Deliverer<T> {
     private final InboxSpec spec;
     private final Form form;
     private final Handler<T> handler;
+    private final BatchHandler<T> batchHandler;
     private final ObjectReader reader;
     private final RunnerSettings settings;
     private final Dialect dialect;
     private final Connections connections;
     private final BrokerListener listener;
 
-    Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler, ObjectReader reader,
-            RunnerSettings settings) {
+    /** Exactly one of {@code handler} and {@code batchHandler} is given. */
+    Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler,
+            BatchHandler<T> batchHandler, ObjectReader reader, RunnerSettings settings) {
         this.broker = broker;
         this.queue = queue;
         this.spec = spec;
         this.form = form;
         this.handler = handler;
+        this.batchHandler = batchHandler;
         this.reader = reader;
         this.settings = settings;
         this.dialect = broker.dialect();
@@ -50,29 +58,22 @@ final class Deliverer<T> {
         this.listener = broker.listener();
     }
 
+    /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
+    void deliver(List<InFlight> unit, BooleanSupplier stopping) {
+        if (batchHandler != null) {
+            deliverBatch(unit, stopping);
+        } else {
+            deliver(unit.get(0), stopping);
+        }
+    }
+
     /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */
-    void deliver(InFlight delivery, java.util.function.BooleanSupplier stopping) {
-        int max = settings.maxAttempts();
-        if (max > 0 && delivery.attempt() > max) {
-            // Its last attempts ended without a settlement (a crash spends an attempt too).
-            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
-                    + " began after the earlier ones ended without settling"));
+    private void deliver(InFlight delivery, BooleanSupplier stopping) {
+        Decoded<T> decoded = decode(delivery);
+        if (decoded == null) {
             return;
         }
-        T payload;
-        try {
-            if (delivery.payload() == null) {
-                throw new IOException("the payload column is NULL");
-            }
-            payload = reader.readValue(delivery.payload());
-        } catch (IOException e) {
-            String type = reader.getValueType().toCanonical();
-            LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
-                    + " so it is {4}: {5}", queue, delivery.id(), spec.table(), type,
-                    settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
-            finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
-            return;
-        }
+        T payload = decoded.payload();
         if (settings.transactional() && form.transactionOf(delivery) != null) {
             deliverInClaimTransaction(delivery, payload, stopping);
         } else if (settings.transactional()) {
@@ -85,11 +86,84 @@ final class Deliverer<T> {
         }
     }
 
+    /** A decoded payload (which may itself be null, for a JSON {@code null}). */
+    private record Decoded<T>(T payload) {}
+
+    /**
+     * Decodes the payload, or settles a row that cannot be worked (attempts exhausted, payload
+     * that does not decode) and returns null.
+     */
+    private Decoded<T> decode(InFlight delivery) {
+        int max = settings.maxAttempts();
+        if (max > 0 && delivery.attempt() > max) {
+            // Its last attempts ended without a settlement (a crash spends an attempt too).
+            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
+                    + " began after the earlier ones ended without settling"));
+            return null;
+        }
+        try {
+            if (delivery.payload() == null) {
+                throw new IOException("the payload column is NULL");
+            }
+            return new Decoded<>(reader.readValue(delivery.payload()));
+        } catch (IOException e) {
+            String type = reader.getValueType().toCanonical();
+            LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
+                    + " so it is {4}: {5}", queue, delivery.id(), spec.table(), type,
+                    settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
+            finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
+            return null;
+        }
+    }
+
+    private void deliverBatch(List<InFlight> unit, BooleanSupplier stopping) {
+        List<InFlight> deliveries = new ArrayList<>(unit.size());
+        List<T> payloads = new ArrayList<>(unit.size());
+        for (InFlight delivery : unit) {
+            Decoded<T> decoded = decode(delivery);
+            if (decoded != null) {
+                deliveries.add(delivery);
+                payloads.add(decoded.payload());
+            }
+        }
+        if (deliveries.isEmpty()) {
+            return;
+        }
+        List<Outcome> outcomes;
+        String failure = null;
+        try {
+            outcomes = batchHandler.handle(Collections.unmodifiableList(payloads), List.copyOf(deliveries));
+            if (outcomes == null || outcomes.size() != deliveries.size()) {
+                failure = "the batch handler returned " + (outcomes == null ? "no" : outcomes.size())
+                        + " outcomes for " + deliveries.size() + " payloads";
+                LOG.log(Level.WARNING, "queue {0}: {1}; every row of the batch goes back for another attempt", queue,
+                        failure);
+                outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            }
+        } catch (InterruptedException e) {
+            if (stopping.getAsBoolean()) {
+                return;
+            }
+            Thread.currentThread().interrupt();
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = e.toString();
+        } catch (Exception | LinkageError | AssertionError e) {
+            LOG.log(Level.WARNING, () -> "queue " + queue + ": the batch handler failed on " + deliveries.size()
+                    + " rows; they go back for another attempt", e);
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = e.toString();
+        }
+        for (int i = 0; i < deliveries.size(); i++) {
+            Outcome outcome = outcomes.get(i) == null ? Outcome.ack() : outcomes.get(i);
+            finish(deliveries.get(i), lastAttempt(deliveries.get(i), new Result(outcome, failure)));
+        }
+    }
+
     /** What the handler did: its outcome, and the failure text when it threw. */
     private record Result(Outcome outcome, String failure) {}
 
     /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
-    private Result invoke(T payload, InFlight delivery, java.util.function.BooleanSupplier stopping) {
+    private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
         try {
             Outcome outcome = handler.handle(payload, delivery);
             return new Result(outcome == null ? Outcome.ack() : outcome, null);
@@ -116,7 +190,7 @@ final class Deliverer<T> {
         return result.outcome();
     }
 
-    private void deliverInTransaction(InFlight delivery, T payload, java.util.function.BooleanSupplier stopping) {
+    private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
         Connection tx;
         try {
             tx = connections.get();
@@ -169,7 +243,7 @@ final class Deliverer<T> {
      * handler lets every outcome but an ack roll the handler's writes back and still settle the
      * row in the transaction that holds it.
      */
-    private void deliverInClaimTransaction(InFlight delivery, T payload, java.util.function.BooleanSupplier stopping) {
+    private void deliverInClaimTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
         Connection tx = form.transactionOf(delivery);
         Savepoint beforeHandler;
         try {

@@ -320,6 +320,10 @@ public final class InboxBroker implements AutoCloseable {
                     + ": change the table's description");
         }
         checkAttempts(subscription);
+        if (subscription.isBatch() && subscription.get(SubscriptionOption.TRANSACTIONAL)) {
+            throw new InboxException(Kind.DECLARATION, "queue " + queue + " has a batch handler declared transactional:"
+                    + " transactional mode serves single deliveries; remove transactional or take one payload per call");
+        }
         if (runners.containsKey(queue)) {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " has a subscription on this broker"
                     + " already: subscribe each queue once (raise its workers for more concurrency)");
@@ -358,8 +362,9 @@ public final class InboxBroker implements AutoCloseable {
                 subscription.find(SubscriptionOption.DEAD_LETTER).isPresent(),
                 subscription.get(SubscriptionOption.TRANSACTIONAL));
         Deliverer<T> deliverer = new Deliverer<>(this, queue, spec, claimForm, subscription.handler(),
-                json.readerFor(json.constructType(subscription.payloadType())), settings);
-        SubscriptionRunner runner = new SubscriptionRunner(this, queue, spec.table(), claimForm, deliverer, settings);
+                subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings);
+        SubscriptionRunner runner = new SubscriptionRunner(this, queue, spec.table(), claimForm, deliverer, settings,
+                subscription.isBatch());
         runners.put(queue, runner);
         runner.start(threads);
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(), form,

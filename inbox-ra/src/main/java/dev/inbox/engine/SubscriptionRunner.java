@@ -4,8 +4,8 @@ import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-    /** Put behind the last delivery at shutdown: a worker that takes it stops. */
-    private static final InFlight LAST = new InFlight("", 0, 0, null, Map.of(), null);
+    /** Put behind the last unit at shutdown: a worker that takes it stops. */
+    private static final List<InFlight> LAST = new ArrayList<>(0);
 
     private final String queue;
     private final String table;
@@ -34,17 +34,19 @@ final class SubscriptionRunner {
     private final InboxBroker broker;
     private final RunnerSettings settings;
     private final LeaseKeeper keeper;
+    private final boolean batches;
 
     private final WakeSignal wake = new WakeSignal();
     private final Semaphore freeWorkers;
-    private final BlockingQueue<InFlight> ready = new LinkedBlockingQueue<>();
+    private final BlockingQueue<List<InFlight>> ready = new LinkedBlockingQueue<>();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
     private final CountDownLatch loopsDone;
     private final AtomicInteger rowsReleased = new AtomicInteger();
     private volatile boolean stopping;
 
     SubscriptionRunner(InboxBroker broker, String queue, String table, Form form, Deliverer<?> deliverer,
-            RunnerSettings settings) {
+            RunnerSettings settings, boolean batches) {
+        this.batches = batches;
         this.broker = broker;
         this.queue = queue;
         this.table = table;
@@ -84,9 +86,11 @@ final class SubscriptionRunner {
         try {
             while (!stopping) {
                 freeWorkers.acquire();
-                int free = 1 + freeWorkers.drainPermits();
-                int wanted = Math.min(free, settings.batchSize());
-                freeWorkers.release(free - wanted);
+                // A batch subscription gives one worker a whole claim; otherwise each row takes a worker.
+                int free = batches ? 1 : 1 + freeWorkers.drainPermits();
+                int wanted = batches ? settings.batchSize() : Math.min(free, settings.batchSize());
+                int workersTaken = batches ? 1 : wanted;
+                freeWorkers.release(free - workersTaken);
                 if (stopping) {
                     break;
                 }
@@ -96,7 +100,7 @@ final class SubscriptionRunner {
                     claimed = form.claim(connections, broker.clock().instant(), wanted);
                     backoff = Duration.ZERO;
                 } catch (SQLException | RuntimeException e) {
-                    freeWorkers.release(wanted);
+                    freeWorkers.release(workersTaken);
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
                     broker.listener().databaseFailed(queue, "claim", e);
@@ -105,10 +109,16 @@ final class SubscriptionRunner {
                     wake.await(backoff);
                     continue;
                 }
-                freeWorkers.release(wanted - claimed.size());
-                for (InFlight delivery : claimed) {
-                    inWork.add(delivery);
-                    ready.add(delivery);
+                inWork.addAll(claimed);
+                if (batches) {
+                    if (claimed.isEmpty()) {
+                        freeWorkers.release();
+                    } else {
+                        ready.add(claimed);
+                    }
+                } else {
+                    freeWorkers.release(wanted - claimed.size());
+                    claimed.forEach(delivery -> ready.add(List.of(delivery)));
                 }
                 if (claimed.size() < wanted && !stopping) {
                     // Fewer rows than free workers: nothing more is due until a wake or the next poll.
@@ -135,20 +145,20 @@ final class SubscriptionRunner {
     private void workerLoop() {
         try {
             while (true) {
-                InFlight delivery = ready.take();
-                if (delivery == LAST) {
+                List<InFlight> unit = ready.take();
+                if (unit == LAST) {
                     return;
                 }
                 try {
                     if (stopping) {
-                        release(delivery);
+                        unit.forEach(this::release);
                     } else {
-                        delivery.worker(Thread.currentThread());
-                        deliverer.deliver(delivery, () -> stopping);
+                        unit.forEach(delivery -> delivery.worker(Thread.currentThread()));
+                        deliverer.deliver(unit, () -> stopping);
                     }
                 } finally {
-                    delivery.worker(null);
-                    inWork.remove(delivery);
+                    unit.forEach(delivery -> delivery.worker(null));
+                    unit.forEach(inWork::remove);
                     freeWorkers.release();
                 }
             }
