@@ -86,6 +86,24 @@ public interface Dialect {
         return false;
     }
 
+    /**
+     * True when the database can wake subscriptions of other processes (PostgreSQL LISTEN/NOTIFY);
+     * the engine then listens on one connection and publishers notify the table's channel.
+     */
+    default boolean listensForNotifications() {
+        return listenChannel("t") != null;
+    }
+
+    /** The channel notifications of {@code table} come on; null where the database has none. */
+    default String listenChannel(String table) {
+        return null;
+    }
+
+    /** The statement a publisher runs after its insert to notify {@code :channel}; null where there is none. */
+    default String notifyStatement() {
+        return null;
+    }
+
     /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
     Instant stored(Instant time);
 

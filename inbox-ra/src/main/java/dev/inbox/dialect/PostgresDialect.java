@@ -50,6 +50,18 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
+    public String listenChannel(String table) {
+        // Table names are plain identifiers, so the channel is one too.
+        String channel = "inbox_" + table.replace('.', '_').toLowerCase(java.util.Locale.ROOT);
+        return channel.length() <= 63 ? channel : channel.substring(0, 63);
+    }
+
+    @Override
+    public String notifyStatement() {
+        return "SELECT pg_notify(:channel, '')";
+    }
+
+    @Override
     public Instant stored(Instant time) {
         return time.truncatedTo(ChronoUnit.MICROS);
     }

@@ -86,6 +86,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
 
     private void insert(Connection connection, T payload, PublishOptions options) throws SQLException {
         OpenedTable table = broker.table(queue);
+        Sql notify = broker.notifiesOnPublish() ? table.notifyStatement() : null;
         check(options);
         byte[] json;
         try {
@@ -118,6 +119,13 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     : broker.dialect().deadline(broker.clock().instant(), options.delay());
             insert.setTime(ps, "due", due, broker.dialect());
             ps.executeUpdate();
+        }
+        if (notify != null) {
+            // Delivered when the insert's transaction commits, to every process listening.
+            try (PreparedStatement ps = notify.prepare(connection)) {
+                notify.setString(ps, "channel", broker.dialect().listenChannel(spec.table()));
+                ps.executeQuery().close();
+            }
         }
     }
 

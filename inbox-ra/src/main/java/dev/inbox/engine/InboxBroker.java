@@ -68,6 +68,8 @@ public final class InboxBroker implements AutoCloseable {
     private Duration lease = DEFAULT_LEASE;
     private Duration pollInterval = DEFAULT_POLL;
     private int connectionLimit = 10;
+    private boolean listenNotify;
+    private Duration listenProbeInterval = Duration.ofSeconds(10);
     private final List<Dialect> userDialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private ObjectMapper json = defaultJson();
@@ -80,6 +82,9 @@ public final class InboxBroker implements AutoCloseable {
     private Connections connections;
     private Dialect dialect;
     private String databaseUrl;
+    private PostgresListener notifications;
+    private final ConnectionBudget budget = new ConnectionBudget();
+    private boolean anyTransactional;
     private final Map<String, OpenedTable> tables = new ConcurrentHashMap<>();
     private final Map<String, SubscriptionRunner> runners = new ConcurrentHashMap<>();
     private ShutdownReport report;
@@ -142,6 +147,24 @@ public final class InboxBroker implements AutoCloseable {
             throw new InboxException(Kind.DECLARATION, "connectionLimit must be between 1 and 1000, not " + connections);
         }
         connectionLimit = connections;
+        return this;
+    }
+
+    /**
+     * On PostgreSQL, wakes subscriptions at once on rows any process inserts: the broker listens
+     * on one connection, and its publishers notify the table's channel. Subscriptions may turn it
+     * off or on for themselves.
+     */
+    public InboxBroker listenNotify(boolean on) {
+        configuring();
+        listenNotify = on;
+        return this;
+    }
+
+    /** How often the LISTEN connection checks it still hears notifications (default 10 s). */
+    public InboxBroker listenProbeInterval(Duration interval) {
+        configuring();
+        listenProbeInterval = SubscriptionOption.POLL_INTERVAL.check("listen probe interval", interval);
         return this;
     }
 
@@ -367,6 +390,12 @@ public final class InboxBroker implements AutoCloseable {
                 subscription.isBatch());
         runners.put(queue, runner);
         runner.start(threads);
+        if (subscription.find(SubscriptionOption.LISTEN_NOTIFY).orElse(listenNotify)) {
+            listenFor(queue, spec, runner);
+        }
+        anyTransactional |= settings.transactional();
+        budget.add(queue, ConnectionBudget.need(form, settings.workers(), settings.transactional()));
+        budget.check(connections.poolSize(), anyTransactional);
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(), form,
                 subscription.get(SubscriptionOption.WORKERS));
     }
@@ -386,6 +415,35 @@ public final class InboxBroker implements AutoCloseable {
                     + " README shows. Statement: " + probe, e);
         }
         return dialect.deadLetter(table.shape(), deadTable, form == ClaimForm.LEASE);
+    }
+
+    private void listenFor(String queue, InboxSpec spec, SubscriptionRunner runner) {
+        if (!dialect.listensForNotifications()) {
+            LOG.log(Level.WARNING, "queue {0}: listen-notify needs PostgreSQL, and {1} has no notifications; the"
+                    + " subscription wakes by its poll interval and local publishes", queue, dialect.name());
+            return;
+        }
+        if (notifications == null) {
+            notifications = new PostgresListener(connections, listenProbeInterval);
+            notifications.start(threads);
+            budget.addListener();
+        }
+        notifications.listen(dialect.listenChannel(spec.table()), runner::wake);
+    }
+
+    /** True when publishers notify the table's channel after their insert. */
+    boolean notifiesOnPublish() {
+        return listenNotify && dialect.listensForNotifications();
+    }
+
+    /** For tests: the LISTEN connection stops hearing, as behind a pooler that dropped its LISTEN. */
+    void silenceListener() {
+        notifications.silence();
+    }
+
+    /** For tests: how many times the LISTEN connection connected. */
+    int listenerConnects() {
+        return notifications == null ? 0 : notifications.connects();
     }
 
     private static void checkAttempts(Subscription<?> subscription) {
@@ -543,6 +601,13 @@ public final class InboxBroker implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (notifications != null) {
+            try {
+                notifications.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         int closed = connections == null ? 0 : connections.close();
         report = new ShutdownReport(released, locks, cutOff, closed);

@@ -25,6 +25,7 @@ final class LeaseKeeper {
     private final Duration interval;
     private final Set<InFlight> inWork;
     private final WakeSignal stopSignal = new WakeSignal();
+    private final FailureLog failures;
     private volatile boolean stopping;
     private volatile boolean paused;
 
@@ -38,6 +39,7 @@ final class LeaseKeeper {
         this.listener = listener;
         this.interval = lease.dividedBy(2);
         this.inWork = inWork;
+        this.failures = new FailureLog(LOG, "queue " + queue + ": extending leases on table " + table);
     }
 
     /** The keeper's loop; returns once stopped. */
@@ -74,10 +76,10 @@ final class LeaseKeeper {
                     }
                 }
             }
+            failures.succeeded();
         } catch (SQLException | RuntimeException e) {
             listener.databaseFailed(queue, "lease extension", e);
-            LOG.log(Level.WARNING, "queue {0}: extending leases on table {1} failed, trying again in {2} ms: {3}",
-                    queue, table, interval.toMillis(), Redaction.redact(String.valueOf(e.getMessage())));
+            failures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
         }
     }
 }

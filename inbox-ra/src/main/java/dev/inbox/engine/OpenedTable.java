@@ -27,11 +27,13 @@ final class OpenedTable {
     private final TableShape shape;
     private final Sql insert;
     private final boolean binaryPayload;
+    private final Sql notify;
 
-    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload) {
+    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload, Sql notify) {
         this.shape = shape;
         this.insert = insert;
         this.binaryPayload = binaryPayload;
+        this.notify = notify;
     }
 
     /**
@@ -63,7 +65,8 @@ final class OpenedTable {
         prepare(connection, dialect, spec, insert);
         Column payload = spec.payload().orElseThrow();
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
-        return new OpenedTable(shape, insert, binary);
+        Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
+        return new OpenedTable(shape, insert, binary, notify);
     }
 
     /** Prepares {@code sql} on the server, turning a failure into {@code SCHEMA} naming table and statement. */
@@ -92,6 +95,11 @@ final class OpenedTable {
 
     Sql insert() {
         return insert;
+    }
+
+    /** The publisher's notification after its insert, where the database has them; else null. */
+    Sql notifyStatement() {
+        return notify;
     }
 
     boolean binaryPayload() {

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** The longest wait between claims that fail: short enough to resume soon after an outage. */
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     /** Put behind the last unit at shutdown: a worker that takes it stops. */
     private static final List<InFlight> LAST = new ArrayList<>(0);
 
@@ -37,6 +38,7 @@ final class SubscriptionRunner {
     private final boolean batches;
 
     private final WakeSignal wake = new WakeSignal();
+    private final FailureLog claimFailures;
     private final Semaphore freeWorkers;
     private final BlockingQueue<List<InFlight>> ready = new LinkedBlockingQueue<>();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
@@ -58,6 +60,7 @@ final class SubscriptionRunner {
         this.keeper = form.keepsLeases() ? new LeaseKeeper(queue, table, form, connections, broker.clock(),
                 broker.listener(), settings.lease(), inWork) : null;
         this.loopsDone = new CountDownLatch(keeper != null ? 2 : 1);
+        this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
     }
 
     void start(Threads threads) {
@@ -104,11 +107,11 @@ final class SubscriptionRunner {
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
                     broker.listener().databaseFailed(queue, "claim", e);
-                    LOG.log(Level.WARNING, "queue {0}: a claim on table {1} failed, trying again in {2} ms: {3}",
-                            queue, table, backoff.toMillis(), Redaction.redact(String.valueOf(e.getMessage())));
+                    claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
                     wake.await(backoff);
                     continue;
                 }
+                claimFailures.succeeded();
                 inWork.addAll(claimed);
                 if (batches) {
                     if (claimed.isEmpty()) {

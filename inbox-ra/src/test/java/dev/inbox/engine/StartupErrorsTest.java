@@ -12,10 +12,6 @@ import dev.inbox.QueueClock;
 import dev.inbox.Subscription;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -63,7 +59,7 @@ class StartupErrorsTest {
     @Test
     void aDatabaseOutOfReachFailsWithConnectAndNoPassword() {
         String url = "jdbc:postgresql://127.0.0.1:1/test?user=app&password=" + SECRET;
-        List<String> logged = captureLogs(() -> assertThatThrownBy(() -> InboxBroker.fromUrl(url).connect())
+        List<String> logged = LogCapture.during(() -> assertThatThrownBy(() -> InboxBroker.fromUrl(url).connect())
                 .isInstanceOfSatisfying(InboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(Kind.CONNECT);
                     assertThat(e.getMessage()).contains("127.0.0.1:1", "out of reach").doesNotContain(SECRET);
@@ -85,7 +81,7 @@ class StartupErrorsTest {
     void aPasswordInTheUrlOfARunningBrokerNeverReachesTheLog() {
         TestDatabase.POSTGRES.createLeaseTable("secret_jobs");
         String url = TestDatabase.POSTGRES.url() + "&password=" + SECRET;
-        List<String> logged = captureLogs(() -> {
+        List<String> logged = LogCapture.during(() -> {
             InboxBroker b = InboxBroker.fromUrl(url).subscribe(subscription("secret", Job.leaseTable("secret_jobs")))
                     .connect();
             ShutdownReport report = b.shutdown();
@@ -208,30 +204,5 @@ class StartupErrorsTest {
         assertThat(InboxBroker.wholeSeconds(Duration.ofMillis(1))).isEqualTo(Duration.ofSeconds(1));
         assertThat(InboxBroker.wholeSeconds(Duration.ofMillis(1500))).isEqualTo(Duration.ofSeconds(2));
         assertThat(InboxBroker.wholeSeconds(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
-    }
-
-    private static List<String> captureLogs(Runnable action) {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                lines.add(new java.util.logging.SimpleFormatter().formatMessage(record)
-                        + (record.getThrown() == null ? "" : " " + record.getThrown()));
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger root = Logger.getLogger("");
-        root.addHandler(handler);
-        try {
-            action.run();
-        } finally {
-            root.removeHandler(handler);
-        }
-        return lines;
     }
 }

@@ -1,0 +1,54 @@
+package dev.inbox.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.Outcome;
+import dev.inbox.Subscription;
+import dev.inbox.testkit.InboxTestKit;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The connections subscriptions need, counted at open and compared with the pool; no deadlock when it is short. */
+class ConnectionsTest {
+
+    @Test
+    void aPoolSmallerThanTheSubscriptionsNeedIsWarnedOfWithTheNumbers() {
+        TestTable table = TestTable.of("budget_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
+        table.create(TestDatabase.SQLITE);
+        List<String> logged = LogCapture.during(() -> InboxBroker.fromUrl(TestDatabase.SQLITE.url()).connectionLimit(3)
+                .subscribe(Subscription.of("budget", table.spec(), Job.class, (job, d) -> Outcome.ack()).workers(4))
+                .connect().shutdown());
+        assertThat(logged).anyMatch(line -> line.startsWith("WARNING") && line.contains("pool holds 3 connections")
+                && line.contains("up to 6") && line.contains("queue budget: 6") && line.contains("at least 6"));
+    }
+
+    @Test
+    void theApplicationsDataSourceIsToldHowManyConnectionsItShouldHold() {
+        TestTable table = TestTable.of("budget_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
+        table.create(TestDatabase.SQLITE);
+        List<String> logged = LogCapture.during(() -> InboxBroker.fromDataSource(TestDatabase.SQLITE.dataSource())
+                .subscribe(Subscription.of("budget", table.spec(), Job.class, (job, d) -> Outcome.ack()).workers(2)
+                        .transactional(true))
+                .connect().shutdown());
+        assertThat(logged).anyMatch(line -> line.contains("up to 4 connections") && line.contains("transactional"));
+    }
+
+    @Test
+    void aShortPoolSlowsRowLockClaimsButNeverDeadlocksThem() {
+        TestDatabase db = TestDatabase.POSTGRES;
+        TestTable table = TestTable.of("budget_jobs", ClaimForm.ROW_LOCK, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        db.execute("INSERT INTO budget_jobs (payload) SELECT convert_to('{\"n\":' || n || '}', 'UTF8')"
+                + " FROM generate_series(1, 200) n");
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(2).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("budget", table.spec(), Job.class, (job, d) -> Outcome.ack()).workers(4))
+                .connect();
+        try {
+            InboxTestKit.await(() -> db.count("budget_jobs") == 0, Duration.ofSeconds(60), () -> "drained");
+        } finally {
+            broker.shutdown();
+        }
+    }
+}
