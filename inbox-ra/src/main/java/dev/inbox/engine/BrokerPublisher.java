@@ -56,12 +56,17 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     + " would wait for ever; publish through the delivery's broker, or with"
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
+        boolean autoCommit;
         try (Connection connection = broker.connections().get()) {
             insert(connection, payload, options);
+            autoCommit = connection.getAutoCommit();
         } catch (SQLException e) {
             throw failed(e);
         }
-        broker.wake(queue);
+        // Inside a JTA transaction the row is visible only once it commits: the caller wakes then.
+        if (autoCommit) {
+            broker.wake(queue);
+        }
     }
 
     @Override

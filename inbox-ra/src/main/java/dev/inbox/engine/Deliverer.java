@@ -8,7 +8,6 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.Form;
-import dev.inbox.engine.form.Transactions;
 import dev.inbox.spi.Dialect;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -60,11 +59,14 @@ final class Deliverer<T> {
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
     void deliver(List<InFlight> unit, BooleanSupplier stopping) {
-        if (batchHandler != null) {
-            deliverBatch(unit, stopping);
-        } else {
-            deliver(unit.get(0), stopping);
-        }
+        // The application's context (class loader, naming, CDI, transactions) for the whole delivery.
+        broker.handlerContext().execute(() -> {
+            if (batchHandler != null) {
+                deliverBatch(unit, stopping);
+            } else {
+                deliver(unit.get(0), stopping);
+            }
+        });
     }
 
     /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */
@@ -191,24 +193,18 @@ final class Deliverer<T> {
     }
 
     private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
-        Connection tx;
+        DeliveryTransactions.Open tx;
         try {
-            tx = connections.get();
-        } catch (SQLException e) {
+            tx = broker.deliveryTransactions().begin(spec);
+        } catch (Exception e) {
             failed(delivery, Outcome.retry(), e);
             return;
         }
         boolean committed = false;
-        boolean begun = false;
-        int isolation = Connection.TRANSACTION_READ_COMMITTED;
         Result result = null;
-        DeliveryTransaction current = null;
+        DeliveryTransaction current = DeliveryTransaction.open(broker, tx.connection(), tx.locksDatabase());
         try {
-            isolation = tx.getTransactionIsolation();
-            dialect.begin(tx, spec);
-            begun = true;
-            current = DeliveryTransaction.open(broker, tx, dialect.writeLocksDatabase());
-            delivery.transaction(tx, dialect.writeLocksDatabase());
+            delivery.transaction(tx.connection(), tx.locksDatabase());
             try {
                 result = invoke(payload, delivery, stopping);
             } finally {
@@ -219,22 +215,28 @@ final class Deliverer<T> {
             } else {
                 tx.rollback();
             }
-        } catch (SQLException | RuntimeException e) {
-            Transactions.rollbackQuietly(tx, e);
+        } catch (Exception e) {
+            rollbackQuietly(tx, e);
             LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed: {2}", queue, delivery.id(),
                     Redaction.redact(e.getMessage()));
             if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
                 result = new Result(Outcome.retry(), e.toString());
             }
         } finally {
-            end(tx, begun, isolation);
-            if (current != null) {
-                current.close(committed);
-            }
+            tx.close();
+            current.close(committed);
         }
         if (result != null && !committed && !isSettled(delivery)) {
             // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
             finish(delivery, lastAttempt(delivery, result));
+        }
+    }
+
+    private static void rollbackQuietly(DeliveryTransactions.Open tx, Exception cause) {
+        try {
+            tx.rollback();
+        } catch (Exception e) {
+            cause.addSuppressed(e);
         }
     }
 
@@ -282,15 +284,14 @@ final class Deliverer<T> {
     }
 
     /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
-    private boolean ackAndCommit(Connection tx, InFlight delivery) throws SQLException {
+    private boolean ackAndCommit(DeliveryTransactions.Open tx, InFlight delivery) throws Exception {
         synchronized (delivery) {
             if (delivery.settled()) {
                 tx.rollback(); // cut off and released by shutdown
                 return false;
             }
             try {
-                form.settle(ConnectionSource.fixed(tx), delivery, Outcome.ack(), broker.clock().instant());
-                tx.commit();
+                form.settle(ConnectionSource.fixed(tx.connection()), delivery, Outcome.ack(), broker.clock().instant());
             } catch (InboxException e) {
                 tx.rollback();
                 delivery.markSettled();
@@ -298,6 +299,7 @@ final class Deliverer<T> {
                 listener.settlementFailed(queue, delivery.id(), Outcome.ack(), e);
                 return false;
             }
+            tx.commit();
             delivery.markSettled();
             listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
             return true;
@@ -307,17 +309,6 @@ final class Deliverer<T> {
     private static boolean isSettled(InFlight delivery) {
         synchronized (delivery) {
             return delivery.settled();
-        }
-    }
-
-    /** Undoes what begin set and gives the connection back to its pool. */
-    private void end(Connection tx, boolean begun, int isolation) {
-        try (tx) {
-            if (begun) {
-                dialect.end(tx, spec, isolation);
-            }
-        } catch (SQLException e) {
-            LOG.log(Level.DEBUG, "closing a delivery transaction failed; the pool discards the connection", e);
         }
     }
 

@@ -75,6 +75,8 @@ public final class InboxBroker implements AutoCloseable {
     private ObjectMapper json = defaultJson();
     private Threads threads = Threads.platform();
     private BrokerListener listener = new BrokerListener() {};
+    private java.util.concurrent.Executor handlerContext = Runnable::run;
+    private DeliveryTransactions deliveryTransactions;
     private final Map<String, InboxSpec> routes = new ConcurrentHashMap<>();
     private final List<Subscription<?>> pending = new ArrayList<>();
 
@@ -196,6 +198,23 @@ public final class InboxBroker implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Runs every delivery (decoding, handler, settlement) inside the application's context; in a
+     * server, {@code ContextService.currentContextExecutor()} captured on an application thread.
+     */
+    public InboxBroker handlerContext(java.util.concurrent.Executor context) {
+        configuring();
+        handlerContext = Objects.requireNonNull(context, "context");
+        return this;
+    }
+
+    /** How transactional deliveries open their transaction: JDBC on the broker's pool by default, JTA in a server. */
+    public InboxBroker deliveryTransactions(DeliveryTransactions transactions) {
+        configuring();
+        deliveryTransactions = Objects.requireNonNull(transactions, "transactions");
+        return this;
+    }
+
     public InboxBroker listener(BrokerListener value) {
         configuring();
         listener = Objects.requireNonNull(value, "listener");
@@ -257,6 +276,9 @@ public final class InboxBroker implements AutoCloseable {
                 databaseUrl = connection.getMetaData().getURL();
             } catch (SQLException e) {
                 throw unreachable(e);
+            }
+            if (deliveryTransactions == null) {
+                deliveryTransactions = new JdbcDeliveryTransactions(connections, dialect);
             }
             state = State.CONNECTED;
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1})", where(), dialect.name());
@@ -547,6 +569,14 @@ public final class InboxBroker implements AutoCloseable {
 
     BrokerListener listener() {
         return listener;
+    }
+
+    java.util.concurrent.Executor handlerContext() {
+        return handlerContext;
+    }
+
+    DeliveryTransactions deliveryTransactions() {
+        return deliveryTransactions;
     }
 
     /** True when both brokers reach the same database (for SQLite, the same file). */

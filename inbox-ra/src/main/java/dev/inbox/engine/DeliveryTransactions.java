@@ -1,0 +1,35 @@
+package dev.inbox.engine;
+
+import dev.inbox.InboxSpec;
+import java.sql.Connection;
+
+/**
+ * Opens the transaction of a transactional delivery. By default a JDBC transaction on a connection
+ * of the broker's pool ({@link #jdbc}); in an application server a JTA transaction, which every
+ * write of the handler through a JTA data source joins.
+ */
+public interface DeliveryTransactions {
+
+    /** One delivery's open transaction. */
+    interface Open {
+        /** The connection through which the handler writes and the engine settles, inside the transaction. */
+        Connection connection();
+
+        /** Commits the handler's writes and the settlement together. */
+        void commit() throws Exception;
+
+        /** Rolls back what the handler wrote. */
+        void rollback() throws Exception;
+
+        /** Releases the connection; the transaction has ended. */
+        void close();
+
+        /** True when the open transaction holds the whole database's write lock (SQLite). */
+        default boolean locksDatabase() {
+            return false;
+        }
+    }
+
+    /** Begins the transaction of one delivery of {@code table}. */
+    Open begin(InboxSpec table) throws Exception;
+}
