@@ -1,5 +1,6 @@
 package dev.inbox.cdi;
 
+import jakarta.enterprise.util.Nonbinding;
 import jakarta.inject.Qualifier;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -8,11 +9,14 @@ import java.lang.annotation.Target;
 
 /**
  * Names the queue of an injected publisher: {@code @Inject @Queue("thumbnails") Publisher<Image> thumbnails}.
+ * Inside a JTA transaction the publisher's insert joins it, and the queue's subscriptions wake once
+ * it commits.
  */
 @Qualifier
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.FIELD, ElementType.PARAMETER, ElementType.METHOD, ElementType.TYPE})
 public @interface Queue {
     /** The queue's name. */
+    @Nonbinding
     String value();
 }

@@ -1,0 +1,75 @@
+package dev.inbox.cdi;
+
+import dev.inbox.InboxSpec;
+import dev.inbox.engine.DeliveryTransactions;
+import jakarta.transaction.UserTransaction;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+
+/**
+ * A transactional delivery in one JTA transaction: the engine settles through a connection of the
+ * application's JTA data source enlisted in it, and everything the handler writes through a JTA
+ * data source joins it. With a single non-XA data source the server commits it in one phase.
+ * Runs in the application's context, where {@code java:comp/UserTransaction} resolves.
+ */
+final class JtaDeliveryTransactions implements DeliveryTransactions {
+    private final DataSource dataSource;
+
+    JtaDeliveryTransactions(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    public Open begin(InboxSpec table) throws Exception {
+        UserTransaction transaction = userTransaction();
+        transaction.begin();
+        Connection connection;
+        boolean locksDatabase;
+        try {
+            connection = dataSource.getConnection();
+            locksDatabase = "SQLite".equals(connection.getMetaData().getDatabaseProductName());
+        } catch (SQLException | RuntimeException e) {
+            transaction.rollback();
+            throw e;
+        }
+        return new Open() {
+            @Override
+            public Connection connection() {
+                return connection;
+            }
+
+            @Override
+            public void commit() throws Exception {
+                close();
+                transaction.commit();
+            }
+
+            @Override
+            public void rollback() throws Exception {
+                close();
+                transaction.rollback();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    connection.close(); // the server keeps the enlisted connection until the transaction ends
+                } catch (SQLException e) {
+                    // already closed
+                }
+            }
+
+            @Override
+            public boolean locksDatabase() {
+                return locksDatabase;
+            }
+        };
+    }
+
+    private static UserTransaction userTransaction() throws NamingException {
+        return (UserTransaction) new InitialContext().lookup("java:comp/UserTransaction");
+    }
+}

@@ -1,0 +1,28 @@
+package dev.inbox.jca;
+
+import dev.inbox.InboxSpec;
+import dev.inbox.Subscription;
+import dev.inbox.engine.DeliveryTransactions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import javax.sql.DataSource;
+
+/**
+ * What an application hands the adapter when it starts: its data source, its subscriptions and
+ * routes, and how to run code in its context. Built by the CDI extension.
+ *
+ * @param application  the application's name, for logs and to tell registrations apart
+ * @param dataSource   the application's (JTA) data source, looked up in its context
+ * @param subscriptions the subscriptions of its handler methods
+ * @param routes       queue to table, for every queue it handles or publishes to
+ * @param context      runs a delivery in the application's context (a contextual executor)
+ * @param transactions how transactional deliveries open their (JTA) transaction
+ * @param lease        the lease of subscriptions that set none, or null for the adapter's
+ * @param pollInterval the poll interval of subscriptions that set none, or null for the adapter's
+ * @param listenNotify whether PostgreSQL LISTEN/NOTIFY wakes subscriptions, or null for the adapter's
+ */
+public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
+        Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions, Duration lease,
+        Duration pollInterval, Boolean listenNotify) {}
