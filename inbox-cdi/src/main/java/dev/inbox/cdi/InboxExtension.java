@@ -28,6 +28,7 @@ public class InboxExtension implements Extension {
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
         event.addAnnotatedType(manager.createAnnotatedType(PublisherProducer.class), PublisherProducer.class.getName());
+        event.addAnnotatedType(manager.createAnnotatedType(InboxQueues.class), InboxQueues.class.getName());
     }
 
     <T> void findHandlers(@Observes ProcessManagedBean<T> event) {

@@ -89,6 +89,7 @@ public final class InboxBroker implements AutoCloseable {
     private boolean anyTransactional;
     private final Map<String, OpenedTable> tables = new ConcurrentHashMap<>();
     private final Map<String, SubscriptionRunner> runners = new ConcurrentHashMap<>();
+    private final Map<String, String> deadLetterTables = new ConcurrentHashMap<>();
     private ShutdownReport report;
 
     private InboxBroker(String url, Properties driverProperties, DataSource applicationDataSource) {
@@ -415,6 +416,7 @@ public final class InboxBroker implements AutoCloseable {
         if (subscription.find(SubscriptionOption.LISTEN_NOTIFY).orElse(listenNotify)) {
             listenFor(queue, spec, runner);
         }
+        subscription.find(SubscriptionOption.DEAD_LETTER).ifPresent(dead -> deadLetterTables.put(queue, dead));
         anyTransactional |= settings.transactional();
         budget.add(queue, ConnectionBudget.need(form, settings.workers(), settings.transactional()));
         budget.check(connections.poolSize(), anyTransactional);
@@ -509,6 +511,35 @@ public final class InboxBroker implements AutoCloseable {
                     + " (broker.route(\"" + queue + "\", Table.class)) or subscribe to it");
         }
         return new BrokerPublisher<>(this, queue, spec, json, payloadType);
+    }
+
+    /** What each queue this broker routes holds now, by queue name. */
+    public Map<String, QueueStats> stats() {
+        checkOpen("(stats)");
+        Map<String, QueueStats> stats = new java.util.TreeMap<>();
+        try (Connection connection = connections.get()) {
+            for (String queue : routes.keySet()) {
+                InboxSpec spec = routes.get(queue);
+                long unfinished = count(connection, spec.table(), spec.processedAt()
+                        .map(p -> dialect.quote(p.name()) + " IS NULL").orElse(null));
+                SubscriptionRunner runner = runners.get(queue);
+                long inWork = runner == null ? 0 : runner.inWork();
+                String dead = deadLetterTables.get(queue);
+                stats.put(queue, new QueueStats(Math.max(0, unfinished - inWork), inWork,
+                        dead == null ? 0 : count(connection, dead, null)));
+            }
+        } catch (SQLException e) {
+            throw new InboxException(Kind.DATABASE, "counting the queues' rows failed: " + redact(e.getMessage()), e);
+        }
+        return stats;
+    }
+
+    private long count(Connection connection, String table, String condition) throws SQLException {
+        String sql = "SELECT COUNT(*) FROM " + dialect.quote(table) + (condition == null ? "" : " WHERE " + condition);
+        try (java.sql.Statement s = connection.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** Wakes the local subscription of {@code queue}, if any: something was published to it. */

@@ -226,6 +226,11 @@ final class SubscriptionRunner {
         return form.releaseLocks();
     }
 
+    /** Deliveries claimed and not yet settled. */
+    int inWork() {
+        return inWork.size();
+    }
+
     int rowsReleased() {
         return rowsReleased.get();
     }

@@ -1,0 +1,16 @@
+package dev.inbox.sample;
+
+import dev.inbox.Attempt;
+import dev.inbox.Id;
+import dev.inbox.InboxTable;
+import dev.inbox.LockedUntil;
+import dev.inbox.Payload;
+import java.time.Instant;
+
+/** The refunds queue (lease form, transactional deliveries). {@link Schema} creates its table. */
+@InboxTable("refund_jobs")
+public record IssueRefund(
+        @Id(generated = true) long id,
+        @Attempt(generated = true) short attempt,
+        @LockedUntil Instant lockedUntil,
+        @Payload byte[] payload) {}

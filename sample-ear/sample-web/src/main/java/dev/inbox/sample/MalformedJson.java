@@ -1,0 +1,19 @@
+package dev.inbox.sample;
+
+import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Map;
+
+/** A request body that is not the JSON an endpoint takes is the client's mistake: 400, not 500. */
+@Provider
+public class MalformedJson implements ExceptionMapper<JsonbException> {
+
+    @Override
+    public Response toResponse(JsonbException e) {
+        return Response.status(Response.Status.BAD_REQUEST).type(MediaType.APPLICATION_JSON)
+                .entity(Map.of("error", "the request body is not valid JSON for this endpoint")).build();
+    }
+}

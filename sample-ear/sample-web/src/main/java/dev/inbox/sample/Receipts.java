@@ -1,0 +1,18 @@
+package dev.inbox.sample;
+
+import dev.inbox.Inbound;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** The mailer: "mails" each receipt once the refund that sent it has committed. */
+@ApplicationScoped
+public class Receipts {
+    @Resource(lookup = "jdbc/inbox")
+    DataSource dataSource;
+
+    public void mail(@Inbound(queue = "receipts", table = SendReceipt.class) Receipt receipt) throws SQLException {
+        Rows.insert(dataSource, "INSERT INTO receipts_mailed (order_id) VALUES (?)", receipt.order());
+    }
+}

@@ -1,0 +1,43 @@
+package dev.inbox.sample;
+
+import dev.inbox.Delivery;
+import dev.inbox.Inbound;
+import dev.inbox.Outcome;
+import dev.inbox.Publisher;
+import dev.inbox.cdi.Queue;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * Transactional: the refund's record and its receipt job commit with the refund's settlement,
+ * or not at all. The card processor takes the order as its idempotency key.
+ */
+@ApplicationScoped
+public class Refunds {
+    @Inject
+    @Queue("receipts")
+    Publisher<Receipt> receipts;
+
+    @Inject
+    CardProcessor processor;
+
+    public Outcome issue(@Inbound(queue = "refunds", table = IssueRefund.class, transactional = true,
+            maxAttempts = 5, deadLetter = "refund_dead") Refund refund, Delivery delivery) {
+        try (PreparedStatement insert = delivery.connection()
+                .prepareStatement("INSERT INTO refunds (order_id, amount_cents) VALUES (?, ?)")) {
+            insert.setLong(1, refund.order());
+            insert.setLong(2, refund.amountCents());
+            insert.executeUpdate();
+        } catch (SQLException duplicate) {
+            // The same refund published twice: the primary key keeps it to one.
+            return Outcome.drop("refund of order " + refund.order() + " not recorded: " + duplicate.getMessage());
+        }
+        receipts.publish(new Receipt(refund.order()));
+        if (!processor.refund(refund, delivery.attempt())) {
+            return Outcome.retry(); // rolls the record and the receipt back first
+        }
+        return Outcome.ack();
+    }
+}

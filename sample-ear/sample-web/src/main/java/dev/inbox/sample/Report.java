@@ -1,0 +1,4 @@
+package dev.inbox.sample;
+
+/** A report to render. */
+public record Report(String name) {}

@@ -1,0 +1,28 @@
+package dev.inbox.sample;
+
+import dev.inbox.Inbound;
+import dev.inbox.Outcome;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** A one-minute lease and a handler that runs longer: the keeper extends the lease while it draws. */
+@ApplicationScoped
+public class Reports {
+    @Resource(lookup = "jdbc/inbox")
+    DataSource dataSource;
+
+    @Inject
+    @ConfigProperty(name = "sample.reports.render-time", defaultValue = "PT75S")
+    Duration renderTime;
+
+    public Outcome render(@Inbound(queue = "reports", table = RenderReport.class, lease = "PT1M") Report report)
+            throws Exception {
+        Thread.sleep(renderTime.toMillis());
+        Rows.insert(dataSource, "INSERT INTO reports_rendered (name) VALUES (?)", report.name());
+        return Outcome.ack();
+    }
+}

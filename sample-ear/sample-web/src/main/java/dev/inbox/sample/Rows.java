@@ -1,0 +1,33 @@
+package dev.inbox.sample;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/** The sample's plain SQL on its tables. */
+final class Rows {
+    private Rows() {}
+
+    /** Writes one row through the application's JTA data source: inside a delivery's transaction it joins it. */
+    static void insert(DataSource dataSource, String sql, Object value) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setObject(1, value);
+            ps.executeUpdate();
+        }
+    }
+
+    /** The first column of each row of {@code sql}. */
+    static List<Object> column(DataSource dataSource, String sql) throws SQLException {
+        List<Object> values = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
+                var rs = ps.executeQuery()) {
+            while (rs.next()) {
+                values.add(rs.getObject(1));
+            }
+        }
+        return values;
+    }
+}

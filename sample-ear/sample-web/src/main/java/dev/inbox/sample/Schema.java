@@ -1,0 +1,53 @@
+package dev.inbox.sample;
+
+import jakarta.annotation.Priority;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/**
+ * Creates the sample's tables when the application starts, before Inbox opens its handlers (which
+ * check the tables), and outside any transaction (MariaDB refuses DDL in an enlisted one).
+ */
+@ApplicationScoped
+public class Schema {
+
+    @Resource(lookup = "jdbc/inbox")
+    DataSource dataSource;
+
+    void create(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) @Initialized(ApplicationScoped.class)
+            Object started) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement s = connection.createStatement()) {
+            Types t = Types.of(connection.getMetaData().getDatabaseProductName());
+            for (String queue : new String[] {"thumbnail_jobs", "report_jobs", "refund_jobs"}) {
+                s.execute("CREATE TABLE IF NOT EXISTS " + queue + " (id " + t.id + ", attempt SMALLINT NOT NULL DEFAULT 1,"
+                        + " locked_until " + t.time + ", payload " + t.blob + " NOT NULL)");
+            }
+            s.execute("CREATE TABLE IF NOT EXISTS receipt_jobs (id " + t.id + ", locked_until " + t.time + ", payload "
+                    + t.blob + " NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS refund_dead (id BIGINT PRIMARY KEY, payload " + t.blob + " NOT NULL,"
+                    + " attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + t.time + " NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS reports_rendered (name VARCHAR(500) NOT NULL)");
+        }
+    }
+
+    /** Column types of each database. */
+    private record Types(String id, String time, String blob) {
+        static Types of(String product) {
+            return switch (product) {
+                case "PostgreSQL" -> new Types("BIGSERIAL PRIMARY KEY", "TIMESTAMPTZ", "BYTEA");
+                case "MariaDB", "MySQL" -> new Types("BIGINT AUTO_INCREMENT PRIMARY KEY", "DATETIME NULL", "BLOB");
+                default -> new Types("INTEGER PRIMARY KEY", "TEXT", "BLOB");
+            };
+        }
+    }
+}

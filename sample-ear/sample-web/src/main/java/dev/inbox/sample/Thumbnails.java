@@ -1,0 +1,19 @@
+package dev.inbox.sample;
+
+import dev.inbox.Inbound;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Lease form: renders a thumbnail; nothing is held while it runs. */
+@ApplicationScoped
+public class Thumbnails {
+    @Resource(lookup = "jdbc/inbox")
+    DataSource dataSource;
+
+    public void thumbnail(@Inbound(queue = "thumbnails", table = MakeThumbnail.class, workers = 2) Image image)
+            throws SQLException {
+        Rows.insert(dataSource, "INSERT INTO thumbnails_rendered (path) VALUES (?)", image.path());
+    }
+}
