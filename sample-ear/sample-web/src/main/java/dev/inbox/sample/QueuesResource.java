@@ -2,26 +2,30 @@ package dev.inbox.sample;
 
 import dev.inbox.cdi.InboxQueues;
 import jakarta.inject.Inject;
+import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** {@code GET /queues}: per queue, the rows ready, in work and dead. */
 @Path("queues")
 public class QueuesResource {
+
+    /** One queue's rows. */
+    @JsonbPropertyOrder({"ready", "inWork", "dead"})
+    public record Counts(long ready, long inWork, long dead) {}
 
     @Inject
     InboxQueues queues;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
-    public Map<String, Map<String, Long>> queues() {
-        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
-        queues.stats().forEach((queue, stats) -> out.put(queue,
-                Map.of("ready", stats.ready(), "inWork", stats.inWork(), "dead", stats.dead())));
+    public Map<String, Counts> queues() {
+        Map<String, Counts> out = new TreeMap<>();
+        queues.stats().forEach((queue, s) -> out.put(queue, new Counts(s.ready(), s.inWork(), s.dead())));
         return out;
     }
 }

@@ -1,0 +1,84 @@
+package dev.inbox.sample.it;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The Open Liberty server that {@code mvn verify} created with the sample EAR, started and stopped
+ * by the tests with its own scripts: once per database, and again to show a stop loses no job.
+ */
+final class LibertyServer {
+    static final String BASE = "http://127.0.0.1:9080/sample/api";
+
+    private final Path wlp = Path.of(System.getProperty("inbox.test.liberty.dir"));
+    private final Path server = wlp.resolve("usr/servers/defaultServer");
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    Path outputDir() {
+        return server;
+    }
+
+    /** Points the server at {@code db} (sqlite, postgres, mariadb) with these JVM system properties. */
+    void configure(String db, List<String> systemProperties) throws IOException {
+        Files.writeString(server.resolve("bootstrap.properties"), "inbox.db=" + db + "\n", StandardCharsets.UTF_8);
+        Files.write(server.resolve("jvm.options"), systemProperties.stream().map(p -> "-D" + p).toList());
+    }
+
+    /** Starts the server and waits until the sample answers. */
+    void start() throws IOException, InterruptedException {
+        run("start", "--clean");
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get("/health").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException("the sample did not answer within 120 s; see " + server.resolve("logs"));
+    }
+
+    /** Stops the server; the resource adapter drains deliveries in work first. */
+    void stop() throws IOException, InterruptedException {
+        run("stop");
+    }
+
+    private void run(String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of(wlp.resolve("bin/server").toString(), args[0],
+                "defaultServer"));
+        command.addAll(List.of(args).subList(1, args.length));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0 && !(args[0].equals("stop") && out.contains("not running"))) {
+            throw new IllegalStateException("server " + String.join(" ", args) + " failed: " + out);
+        }
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The server's messages.log, for assertions about what it logged. */
+    String messages() throws IOException {
+        Path log = server.resolve("logs/messages.log");
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+}
