@@ -13,8 +13,15 @@ import java.util.concurrent.ConcurrentHashMap;
 public class CardProcessor {
     private final Map<Long, Long> refunded = new ConcurrentHashMap<>();
 
-    /** False when the call timed out. */
+    /**
+     * False when the call timed out.
+     *
+     * @throws IllegalStateException when the processor is down (a {@code crashFirst} refund's first call)
+     */
     public boolean refund(Refund refund, int attempt) {
+        if (refund.crashFirst() && attempt == 1) {
+            throw new IllegalStateException("card processor unavailable for order " + refund.order());
+        }
         refunded.putIfAbsent(refund.order(), refund.amountCents());
         return !(refund.failFirst() && attempt == 1);
     }

@@ -4,11 +4,13 @@ import dev.inbox.Publisher;
 import dev.inbox.cdi.Queue;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
@@ -26,10 +28,20 @@ public class ThumbnailsResource {
     @Resource(lookup = "jdbc/inbox")
     DataSource dataSource;
 
+    /**
+     * Queues the thumbnail in the request's JTA transaction: an upload refused after the publish
+     * (not an image) rolls the transaction back, and with it the job.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional
     public Response make(Image image) {
         thumbnails.publish(image);
+        if (!image.path().matches("(?i).+\\.(png|jpe?g|gif|webp)")) {
+            throw new WebApplicationException(Response.status(422)
+                    .entity("{\"error\":\"not an image: " + image.path() + "\"}").type(MediaType.APPLICATION_JSON)
+                    .build());
+        }
         return Response.accepted().build();
     }
 
