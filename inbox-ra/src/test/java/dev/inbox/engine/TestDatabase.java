@@ -90,13 +90,25 @@ enum TestDatabase {
         run(dataSource(), statements);
     }
 
+    /** Rows of {@code table}; asks twice, since a test may have killed the pool's connections. */
     long count(String table) {
+        try {
+            return countOnce(table);
+        } catch (SQLException first) {
+            try {
+                return countOnce(table);
+            } catch (SQLException e) {
+                e.addSuppressed(first);
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private long countOnce(String table) throws SQLException {
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
                 var rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
             rs.next();
             return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
         }
     }
 
