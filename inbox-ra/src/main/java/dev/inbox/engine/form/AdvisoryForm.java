@@ -235,20 +235,8 @@ public final class AdvisoryForm implements Form {
     @Override
     public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
             throws SQLException {
-        underLock(delivery, connection -> Transactions.run(connection, -1, () -> {
-            try (PreparedStatement ps = deadLetter.prepare(connection)) {
-                deadLetter.set(ps, "id", delivery.id());
-                deadLetter.setInt(ps, "attempt", delivery.attempt());
-                deadLetter.setString(ps, "error", DeadLetters.clip(error));
-                deadLetter.setTime(ps, "failed", dialect.stored(now), dialect);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = drop.prepare(connection)) {
-                drop.set(ps, "id", delivery.id());
-                ps.executeUpdate();
-            }
-            return null;
-        }));
+        underLock(delivery, connection -> Transactions.run(connection, -1,
+                () -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)));
     }
 
     @Override

@@ -175,28 +175,11 @@ public final class LeaseForm implements Form {
     public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
             throws SQLException {
         connections.use(connection -> Transactions.run(connection, -1, () -> {
-            int copied;
-            try (PreparedStatement ps = deadLetter.prepare(connection)) {
-                deadLetter.set(ps, "id", delivery.id());
-                deadLetter.setTime(ps, "token", delivery.token(), dialect);
-                deadLetter.setInt(ps, "attempt", delivery.attempt());
-                deadLetter.setString(ps, "error", DeadLetters.clip(error));
-                deadLetter.setTime(ps, "failed", dialect.stored(now), dialect);
-                copied = ps.executeUpdate();
-            }
-            if (copied != 1 || owned(connection, drop, delivery) != 1) {
+            if (!DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)) {
                 throw lost(delivery, "move to the dead-letter table");
             }
             return null;
         }));
-    }
-
-    private int owned(Connection connection, Sql sql, InFlight delivery) throws SQLException {
-        try (PreparedStatement ps = sql.prepare(connection)) {
-            sql.set(ps, "id", delivery.id());
-            sql.setTime(ps, "token", delivery.token(), dialect);
-            return ps.executeUpdate();
-        }
     }
 
     private InboxException lost(InFlight delivery, String what) {

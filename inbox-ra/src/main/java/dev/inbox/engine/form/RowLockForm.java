@@ -176,19 +176,7 @@ public final class RowLockForm implements Form {
     @Override
     public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
             throws SQLException {
-        inHold(delivery, connection -> {
-            try (PreparedStatement ps = deadLetter.prepare(connection)) {
-                deadLetter.set(ps, "id", delivery.id());
-                deadLetter.setInt(ps, "attempt", delivery.attempt());
-                deadLetter.setString(ps, "error", DeadLetters.clip(error));
-                deadLetter.setTime(ps, "failed", dialect.stored(now), dialect);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = drop.prepare(connection)) {
-                drop.set(ps, "id", delivery.id());
-                ps.executeUpdate();
-            }
-        });
+        inHold(delivery, connection -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect));
     }
 
     @Override
