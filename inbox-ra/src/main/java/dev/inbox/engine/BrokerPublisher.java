@@ -41,11 +41,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
         DeliveryTransaction tx = DeliveryTransaction.current();
         if (tx != null && tx.broker() == broker) {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
-            try {
-                insert(tx.connection(), payload, options);
-            } catch (SQLException e) {
-                throw failed(e);
-            }
+            insertThrough(tx.connection(), payload, options);
             tx.published(queue);
             return;
         }
@@ -56,22 +52,24 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     + " would wait for ever; publish through the delivery's broker, or with"
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
-        boolean autoCommit;
-        try (Connection connection = broker.connections().get()) {
-            insert(connection, payload, options);
-            autoCommit = connection.getAutoCommit();
+        try (Connection connection = broker.connections().open()) {
+            insertThrough(connection, payload, options);
         } catch (SQLException e) {
             throw failed(e);
-        }
-        // Inside a JTA transaction the row is visible only once it commits: the caller wakes then.
-        if (autoCommit) {
-            broker.wake(queue);
         }
     }
 
     @Override
     public void publish(Connection connection, T payload, PublishOptions options) {
         broker.checkOpen(queue);
+        insertThrough(connection, payload, options);
+    }
+
+    /**
+     * Inserts through {@code connection} and, when it commits on its own, wakes the queue; inside a
+     * transaction the row is visible only once it commits, and whoever commits wakes the queue.
+     */
+    private void insertThrough(Connection connection, T payload, PublishOptions options) {
         boolean autoCommit;
         try {
             insert(connection, payload, options);

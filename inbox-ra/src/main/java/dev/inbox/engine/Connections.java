@@ -26,10 +26,6 @@ final class Connections implements ConnectionSource {
         return new Connections(pool, pool);
     }
 
-    Connection get() throws SQLException {
-        return dataSource.getConnection();
-    }
-
     @Override
     public Connection open() throws SQLException {
         return dataSource.getConnection();

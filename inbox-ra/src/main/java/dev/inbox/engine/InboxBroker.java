@@ -270,7 +270,7 @@ public final class InboxBroker implements AutoCloseable {
         configuring();
         try {
             connections = applicationDataSource != null ? Connections.of(applicationDataSource) : buildPool();
-            try (Connection connection = connections.get()) {
+            try (Connection connection = connections.open()) {
                 if (dialect == null) {
                     dialect = resolve(connection.getMetaData());
                 }
@@ -381,7 +381,7 @@ public final class InboxBroker implements AutoCloseable {
         }
         Duration leaseOfQueue = wholeSeconds(subscription.find(SubscriptionOption.LEASE).orElse(lease));
         Form claimForm;
-        try (Connection connection = connections.get()) {
+        try (Connection connection = connections.open()) {
             OpenedTable table = table(queue, connection);
             dialect.checkServer(connection, spec, form);
             boolean transactional = subscription.get(SubscriptionOption.TRANSACTIONAL);
@@ -517,7 +517,7 @@ public final class InboxBroker implements AutoCloseable {
     public Map<String, QueueStats> stats() {
         checkOpen("(stats)");
         Map<String, QueueStats> stats = new java.util.TreeMap<>();
-        try (Connection connection = connections.get()) {
+        try (Connection connection = connections.open()) {
             for (String queue : routes.keySet()) {
                 InboxSpec spec = routes.get(queue);
                 long unfinished = count(connection, spec.table(), spec.processedAt()
@@ -570,7 +570,7 @@ public final class InboxBroker implements AutoCloseable {
         if (table != null) {
             return table;
         }
-        try (Connection connection = connections.get()) {
+        try (Connection connection = connections.open()) {
             return table(queue, connection);
         } catch (SQLException e) {
             throw unreachable(e);

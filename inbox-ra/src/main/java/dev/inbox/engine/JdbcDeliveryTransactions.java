@@ -17,7 +17,7 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
 
     @Override
     public Open begin(InboxSpec table) throws SQLException {
-        Connection connection = connections.get();
+        Connection connection = connections.open();
         int isolation;
         try {
             isolation = connection.getTransactionIsolation();

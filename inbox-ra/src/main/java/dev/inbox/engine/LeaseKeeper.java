@@ -62,7 +62,7 @@ final class LeaseKeeper {
     }
 
     private void extendAll() {
-        try (Connection connection = connections.get()) {
+        try (Connection connection = connections.open()) {
             for (InFlight delivery : inWork) {
                 synchronized (delivery) {
                     // A delivery whose transaction locks the whole database needs no lease: no one can claim.
