@@ -24,11 +24,6 @@ import java.util.Map;
 public record AdvisoryStatements(String candidates, String lockCandidates, String take, String count, String unlock,
         String unlockAll, String ack, String retry, String drop) {
 
-    /** True when the database holds the locks (a session's), false when the process does. */
-    public boolean sessionLocks() {
-        return lockCandidates != null;
-    }
-
     /** Every statement by name, for preparing at open and for review. */
     public Map<String, String> all() {
         Map<String, String> all = new LinkedHashMap<>();

@@ -18,13 +18,11 @@ import java.util.List;
  */
 final class HandlerCall<T> implements Handler<T>, BatchHandler<T> {
     private final HandlerMethod handler;
-    private final Object bean;
     private final MethodHandle method;
     private final Instance<RequestContextController> requestContexts;
 
     HandlerCall(HandlerMethod handler, Object bean, Instance<RequestContextController> requestContexts) {
         this.handler = handler;
-        this.bean = bean;
         this.requestContexts = requestContexts;
         try {
             this.method = MethodHandles.publicLookup().unreflect(handler.method()).bindTo(bean);
@@ -64,9 +62,5 @@ final class HandlerCall<T> implements Handler<T>, BatchHandler<T> {
             }
             requestContexts.destroy(request);
         }
-    }
-
-    Object bean() {
-        return bean;
     }
 }

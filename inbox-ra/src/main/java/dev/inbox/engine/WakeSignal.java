@@ -1,7 +1,6 @@
 package dev.inbox.engine;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -49,9 +48,5 @@ final class WakeSignal {
 
     static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    static long millis(Duration d) {
-        return TimeUnit.NANOSECONDS.toMillis(d.toNanos());
     }
 }

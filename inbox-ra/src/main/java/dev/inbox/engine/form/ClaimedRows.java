@@ -59,12 +59,4 @@ final class ClaimedRows {
             return Map.of();
         }
     }
-
-    String queue() {
-        return queue;
-    }
-
-    String table() {
-        return table;
-    }
 }
