@@ -201,24 +201,13 @@ public final class AdvisoryForm implements Form {
     @Override
     public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
             throws SQLException {
-        Sql sql = switch (outcome.kind()) {
-            case ACK -> ack;
-            case RETRY -> retry;
-            case DROP -> drop;
-        };
+        Sql sql = Settlements.of(outcome, ack, retry, drop);
         if (sql == null) {
             underLock(delivery, session -> { });
             return;
         }
-        UnderLock statement = connection -> {
-            try (PreparedStatement ps = sql.prepare(connection)) {
-                sql.set(ps, "id", delivery.id());
-                sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-                sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()),
-                        dialect);
-                ps.executeUpdate();
-            }
-        };
+        Settlements.OnConnection statement = connection -> Settlements.run(connection, sql, delivery, outcome, now,
+                dialect);
         // A transactional ack settles in the delivery's transaction; anything else on the lock's session.
         underLock(delivery, session -> {
             if (connections.lendsTransaction()) {
@@ -256,14 +245,8 @@ public final class AdvisoryForm implements Form {
         }
     }
 
-    /** A settlement statement on the session's connection. */
-    @FunctionalInterface
-    private interface UnderLock {
-        void run(Connection connection) throws SQLException;
-    }
-
     /** Runs a settlement while the delivery's lock is held, then releases the lock. */
-    private void underLock(InFlight delivery, UnderLock work) throws SQLException {
+    private void underLock(InFlight delivery, Settlements.OnConnection work) throws SQLException {
         Session session = (Session) delivery.hold();
         synchronized (session) {
             String key = session.keys.get(delivery);

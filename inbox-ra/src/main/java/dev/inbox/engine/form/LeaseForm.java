@@ -154,20 +154,9 @@ public final class LeaseForm implements Form {
     }
 
     private void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
-        Sql sql = switch (outcome.kind()) {
-            case ACK -> ack;
-            case RETRY -> retry;
-            case DROP -> drop;
-        };
-        try (PreparedStatement ps = sql.prepare(connection)) {
-            sql.set(ps, "id", delivery.id());
-            sql.setTime(ps, "token", delivery.token(), dialect);
-            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-            Instant due = outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay());
-            sql.setTime(ps, "due", due, dialect);
-            if (ps.executeUpdate() != 1) {
-                throw lost(delivery, outcome.toString());
-            }
+        if (Settlements.run(connection, Settlements.of(outcome, ack, retry, drop), delivery, outcome, now,
+                dialect) != 1) {
+            throw lost(delivery, outcome.toString());
         }
     }
 

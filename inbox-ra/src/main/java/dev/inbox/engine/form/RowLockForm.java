@@ -155,20 +155,10 @@ public final class RowLockForm implements Form {
     @Override
     public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
             throws SQLException {
-        Sql sql = switch (outcome.kind()) {
-            case ACK -> ack;
-            case RETRY -> retry;
-            case DROP -> drop;
-        };
+        Sql sql = Settlements.of(outcome, ack, retry, drop);
         inHold(delivery, connection -> {
             if (sql != null) {
-                try (PreparedStatement ps = sql.prepare(connection)) {
-                    sql.set(ps, "id", delivery.id());
-                    sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-                    sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()),
-                            dialect);
-                    ps.executeUpdate();
-                }
+                Settlements.run(connection, sql, delivery, outcome, now, dialect);
             }
         });
     }
@@ -194,14 +184,8 @@ public final class RowLockForm implements Form {
         }
     }
 
-    /** A statement of the row lock form. */
-    @FunctionalInterface
-    private interface InTransaction {
-        void run(Connection connection) throws SQLException;
-    }
-
     /** Settles one delivery in its claim's transaction, committing when it was the claim's last. */
-    private void inHold(InFlight delivery, InTransaction work) throws SQLException {
+    private void inHold(InFlight delivery, Settlements.OnConnection work) throws SQLException {
         Hold hold = hold(delivery);
         synchronized (hold) {
             if (hold.ended) {

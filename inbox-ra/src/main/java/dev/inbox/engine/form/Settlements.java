@@ -1,0 +1,46 @@
+package dev.inbox.engine.form;
+
+import dev.inbox.Outcome;
+import dev.inbox.engine.InFlight;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/** The settlement statements every claim form runs alike: which one an outcome takes, and its binding. */
+final class Settlements {
+
+    /** Work on the connection a settlement runs on. */
+    @FunctionalInterface
+    interface OnConnection {
+        void run(Connection connection) throws SQLException;
+    }
+
+    private Settlements() {}
+
+    /** The statement of {@code outcome}; null where the form has none (a retry without retry_after). */
+    static Sql of(Outcome outcome, Sql ack, Sql retry, Sql drop) {
+        return switch (outcome.kind()) {
+            case ACK -> ack;
+            case RETRY -> retry;
+            case DROP -> drop;
+        };
+    }
+
+    /**
+     * Runs {@code sql} for the delivery: its id, its token where the statement guards with one, the
+     * ack's time and a retry's due time. Returns the rows it changed.
+     */
+    static int run(Connection connection, Sql sql, InFlight delivery, Outcome outcome, Instant now, Dialect dialect)
+            throws SQLException {
+        try (PreparedStatement ps = sql.prepare(connection)) {
+            sql.set(ps, "id", delivery.id());
+            sql.setTime(ps, "token", delivery.token(), dialect);
+            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
+            sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()), dialect);
+            return ps.executeUpdate();
+        }
+    }
+}
