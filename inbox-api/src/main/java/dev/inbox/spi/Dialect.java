@@ -45,6 +45,15 @@ public interface Dialect {
     }
 
     /**
+     * The isolation level ({@link Connection} constant) the broker's own pool gives its connections,
+     * where claims run at one other than the driver's default: they then need not change it and
+     * change it back on each claim. -1 for the driver's default.
+     */
+    default int poolIsolation() {
+        return -1;
+    }
+
+    /**
      * Checks the server where the dialect has a version floor for {@code form}.
      *
      * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed

@@ -10,7 +10,9 @@ import java.util.Map;
  * due again, null for at once) and {@code :processed} (the ack's time).
  *
  * <p>A claim's result has four columns in this order: the id, the attempt as it stood before the
- * claim (0 without an attempt column), the payload, the headers (null without a headers column).
+ * claim (0 without an attempt column), the payload, the headers (null without a headers column);
+ * and a fifth, the priority, where the table has one. The engine hands a claim's rows to workers
+ * in claim order (higher priority first, then id), whatever order the statement returns them in.
  *
  * @param style   one statement, or a select followed by a stamp of each row
  * @param claim   {@link ClaimStyle#RETURNING}: leases up to {@code :limit} due rows and returns them;
@@ -20,9 +22,23 @@ import java.util.Map;
  * @param ack     deletes (or stamps processed) row {@code :id} while it holds {@code :token}
  * @param retry   makes row {@code :id} due at {@code :due} while it holds {@code :token}
  * @param drop    deletes row {@code :id} while it holds {@code :token}
+ * @param release gives row {@code :id}, claimed but never handed to a handler, back while it holds
+ *                {@code :token}: ends the lease and takes back the attempt the claim counted; null
+ *                to give it back with {@code retry}, the attempt spent
  */
 public record LeaseStatements(ClaimStyle style, String claim, String stamp, String extend, String ack, String retry,
-        String drop) {
+        String drop, String release) {
+
+    /** Statements without a release of unworked rows: those go back with {@code retry}. */
+    public LeaseStatements(ClaimStyle style, String claim, String stamp, String extend, String ack, String retry,
+            String drop) {
+        this(style, claim, stamp, extend, ack, retry, drop, null);
+    }
+
+    /** These statements with {@code sql} as the release of unworked rows. */
+    public LeaseStatements withRelease(String sql) {
+        return new LeaseStatements(style, claim, stamp, extend, ack, retry, drop, sql);
+    }
 
     /** How a lease claim runs. */
     public enum ClaimStyle {
@@ -43,6 +59,9 @@ public record LeaseStatements(ClaimStyle style, String claim, String stamp, Stri
         all.put("ack", ack);
         all.put("retry", retry);
         all.put("drop", drop);
+        if (release != null) {
+            all.put("release", release);
+        }
         return all;
     }
 }

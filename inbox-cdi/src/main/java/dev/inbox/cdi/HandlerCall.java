@@ -8,7 +8,7 @@ import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.reflect.InvocationTargetException;
+import java.lang.invoke.MethodType;
 import java.util.List;
 
 /**
@@ -18,14 +18,19 @@ import java.util.List;
  */
 final class HandlerCall<T> implements Handler<T>, BatchHandler<T> {
     private final HandlerMethod handler;
+    /** The method bound to its bean, taking its arguments as one array: (Object[]) Object. */
     private final MethodHandle method;
+    private final boolean returnsVoid;
     private final Instance<RequestContextController> requestContexts;
 
     HandlerCall(HandlerMethod handler, Object bean, Instance<RequestContextController> requestContexts) {
         this.handler = handler;
         this.requestContexts = requestContexts;
+        this.returnsVoid = handler.method().getReturnType() == void.class;
         try {
-            this.method = MethodHandles.publicLookup().unreflect(handler.method()).bindTo(bean);
+            this.method = MethodHandles.publicLookup().unreflect(handler.method()).bindTo(bean)
+                    .asSpreader(Object[].class, handler.method().getParameterCount())
+                    .asType(MethodType.methodType(Object.class, Object[].class));
         } catch (IllegalAccessException e) {
             throw HandlerMethod.problem(handler.method(), "cannot be called by Inbox (" + e.getMessage()
                     + "): make it and its class public");
@@ -48,10 +53,8 @@ final class HandlerCall<T> implements Handler<T>, BatchHandler<T> {
         RequestContextController request = requestContexts.get();
         boolean activated = request.activate();
         try {
-            Object result = method.invokeWithArguments(handler.arguments(payload, delivery));
-            return handler.method().getReturnType() == void.class ? onVoid : result;
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
+            Object result = (Object) method.invokeExact(handler.arguments(payload, delivery));
+            return returnsVoid ? onVoid : result;
         } catch (Exception | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -17,6 +17,8 @@ import javax.sql.DataSource;
  */
 final class JtaDeliveryTransactions implements DeliveryTransactions {
     private final DataSource dataSource;
+    /** Whether the data source is SQLite, whose transactions lock the whole database; learnt once. */
+    private volatile Boolean sqlite;
 
     JtaDeliveryTransactions(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -30,7 +32,12 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
         boolean locksDatabase;
         try {
             connection = dataSource.getConnection();
-            locksDatabase = "SQLite".equals(connection.getMetaData().getDatabaseProductName());
+            Boolean known = sqlite;
+            if (known == null) {
+                known = "SQLite".equals(connection.getMetaData().getDatabaseProductName());
+                sqlite = known;
+            }
+            locksDatabase = known;
         } catch (SQLException | RuntimeException e) {
             transaction.rollback();
             throw e;

@@ -96,15 +96,27 @@ public final class MySqlDialect extends StandardDialect {
     @Override
     public void begin(Connection connection, InboxSpec table) throws SQLException {
         // Without a declared level a delivery runs at READ COMMITTED, like the claims.
-        connection.setTransactionIsolation(table.isolation() == Isolation.DEFAULT
-                ? Connection.TRANSACTION_READ_COMMITTED : table.isolation().jdbcLevel());
+        int level = table.isolation() == Isolation.DEFAULT ? Connection.TRANSACTION_READ_COMMITTED
+                : table.isolation().jdbcLevel();
+        // The driver knows the session's level without asking the server; setting it costs a round trip.
+        if (connection.getTransactionIsolation() != level) {
+            connection.setTransactionIsolation(level);
+        }
         connection.setAutoCommit(false);
     }
 
     @Override
     public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
         connection.setAutoCommit(true);
-        connection.setTransactionIsolation(isolationBefore);
+        if (connection.getTransactionIsolation() != isolationBefore) {
+            connection.setTransactionIsolation(isolationBefore);
+        }
+    }
+
+    @Override
+    public int poolIsolation() {
+        // At REPEATABLE READ a SKIP LOCKED claim also locks gaps; claims run at READ COMMITTED.
+        return Connection.TRANSACTION_READ_COMMITTED;
     }
 
     @Override

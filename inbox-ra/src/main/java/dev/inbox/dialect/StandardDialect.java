@@ -71,13 +71,15 @@ public abstract class StandardDialect implements Dialect {
         return String.join(", ", order);
     }
 
-    /** The four result columns of a claim: id, attempt before the claim, payload, headers. */
+    /** The result columns of a claim: id, attempt before the claim, payload, headers, and the priority if any. */
     protected String claimResult(TableShape t, String prefix, boolean attemptAlreadyCounted) {
         InboxSpec spec = t.spec();
         String attempt = t.name(spec.attempt())
                 .map(c -> attemptAlreadyCounted ? prefix + c + " - 1" : prefix + c).orElse("0");
         String headers = t.name(spec.headers()).map(c -> prefix + c + headersAsText()).orElse("NULL");
-        return prefix + t.id() + ", " + attempt + ", " + prefix + t.name(spec.payload().orElseThrow()) + ", " + headers;
+        String priority = t.name(spec.priority()).map(c -> ", " + prefix + c).orElse("");
+        return prefix + t.id() + ", " + attempt + ", " + prefix + t.name(spec.payload().orElseThrow()) + ", " + headers
+                + priority;
     }
 
     /** What reads a JSON column as text in a result, if the driver needs it. */
@@ -109,7 +111,10 @@ public abstract class StandardDialect implements Dialect {
                 .map(r -> "UPDATE " + t.table() + " SET " + lease + " = NULL, " + r + " = :due" + owned(t))
                 .orElse("UPDATE " + t.table() + " SET " + lease + " = :due" + owned(t));
         String drop = "DELETE FROM " + t.table() + owned(t);
-        return leaseClaim(t, extend, ack, retry, drop);
+        // A row claimed ahead and never worked goes back as it was: free, its attempt unspent.
+        String release = "UPDATE " + t.table() + " SET " + lease + " = NULL"
+                + t.name(spec.attempt()).map(c -> ", " + c + " = " + c + " - 1").orElse("") + owned(t);
+        return leaseClaim(t, extend, ack, retry, drop).withRelease(release);
     }
 
     @Override

@@ -20,11 +20,12 @@ final class ConnectionBudget {
     /**
      * The most connections one subscription holds at once: each claim in work of the row lock and
      * advisory forms keeps one (the claim's transaction, the lock's session), and so does each
-     * transactional delivery; the lease form borrows one per settlement, plus its claim and keeper.
+     * transactional delivery; the lease form borrows one per settlement, plus one per claim loop
+     * and one for its keeper.
      */
-    static int need(ClaimForm form, int workers, boolean transactional) {
+    static int need(ClaimForm form, int workers, int claimLoops, boolean transactional) {
         return switch (form) {
-            case LEASE -> workers + 2;
+            case LEASE -> workers + claimLoops + 1;
             case ROW_LOCK, ADVISORY -> workers + 1 + (transactional && form == ClaimForm.ADVISORY ? workers : 0);
         };
     }

@@ -40,6 +40,7 @@ final class Deliverer<T> {
     private final Dialect dialect;
     private final Connections connections;
     private final BrokerListener listener;
+    private final FailureLog settlementFailures;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler,
@@ -55,6 +56,9 @@ final class Deliverer<T> {
         this.dialect = broker.dialect();
         this.connections = broker.connections();
         this.listener = broker.listener();
+        this.settlementFailures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + spec.table(),
+                "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
+                        + " a settlement succeeds");
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -300,6 +304,7 @@ final class Deliverer<T> {
                 return false;
             }
             tx.commit();
+            settlementFailures.succeeded();
             delivery.markSettled();
             listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
             return true;
@@ -334,6 +339,7 @@ final class Deliverer<T> {
             }
             try {
                 settlement.run(connections, broker.clock().instant());
+                settlementFailures.succeeded();
                 delivery.markSettled();
                 listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
                 return true;
@@ -353,22 +359,28 @@ final class Deliverer<T> {
         synchronized (delivery) {
             delivery.markSettled();
         }
+        String detail = Redaction.redact(e.getMessage());
         InboxException error = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
                 + outcome + " of row " + delivery.id() + " of table " + spec.table() + " failed; the row returns"
-                + " when its claim ends: " + Redaction.redact(e.getMessage()), e);
-        LOG.log(Level.WARNING, "{0}", error.getMessage());
+                + " when its claim ends: " + detail, e);
+        // One warning per outage, however many rows it catches.
+        settlementFailures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
         listener.settlementFailed(queue, delivery.id(), outcome, error);
     }
 
-    /** Gives a claimed row back at once: it was claimed but will not be handled here. */
-    boolean release(InFlight delivery) {
+    /**
+     * Gives a claimed row back at once: it was claimed but will not be handled here.
+     *
+     * @param started true when a handler had it; false for a row claimed ahead and never worked
+     */
+    boolean release(InFlight delivery, boolean started) {
         synchronized (delivery) {
             if (delivery.settled()) {
                 return false;
             }
             delivery.markSettled();
             try {
-                return form.release(connections, delivery);
+                return form.release(connections, delivery, started);
             } catch (SQLException | RuntimeException e) {
                 LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
                         + " claim ends: {3}", queue, delivery.id(), spec.table(), Redaction.redact(e.getMessage()));

@@ -10,26 +10,42 @@ import java.util.function.Supplier;
 final class FailureLog {
     private final System.Logger log;
     private final String what;
-    private int failures;
+    private final String consequence;
+    /** Read without the lock on the way to a success, which is the common case on a hot path. */
+    private volatile int failures;
     private long firstAt;
 
+    /** For a loop that retries with back-off. */
     FailureLog(System.Logger log, String what) {
+        this(log, what, "retrying with back-off until it recovers");
+    }
+
+    /** @param consequence what follows from a failure, for the first one's warning */
+    FailureLog(System.Logger log, String what, String consequence) {
         this.log = log;
         this.what = what;
+        this.consequence = consequence;
     }
 
     /** A failure; {@code detail} is already free of passwords. */
     synchronized void failed(Supplier<String> detail) {
-        if (failures++ == 0) {
+        int count = ++failures;
+        if (count == 1) {
             firstAt = System.nanoTime();
-            log.log(Level.WARNING, what + " failed; retrying with back-off until it recovers: " + detail.get());
+            log.log(Level.WARNING, what + " failed; " + consequence + ": " + detail.get());
         } else {
-            log.log(Level.DEBUG, () -> what + " failed again (" + failures + "): " + detail.get());
+            log.log(Level.DEBUG, () -> what + " failed again (" + count + "): " + detail.get());
         }
     }
 
     /** A success; logs the recovery when failures came before it. */
-    synchronized void succeeded() {
+    void succeeded() {
+        if (failures > 0) {
+            recovered();
+        }
+    }
+
+    private synchronized void recovered() {
         if (failures > 0) {
             long ms = (System.nanoTime() - firstAt) / 1_000_000;
             log.log(Level.INFO, what + " recovered after " + failures + " failure" + (failures == 1 ? "" : "s")

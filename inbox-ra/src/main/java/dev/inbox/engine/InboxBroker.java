@@ -318,10 +318,24 @@ public final class InboxBroker implements AutoCloseable {
         config.setMaximumPoolSize(connectionLimit);
         config.setMinimumIdle(Math.min(2, connectionLimit));
         config.setPoolName("inbox");
+        if (dialect.poolIsolation() >= 0) {
+            config.setTransactionIsolation(isolationName(dialect.poolIsolation()));
+        }
         if (!dialect.connectionInitSql().isEmpty()) {
             config.setConnectionInitSql(String.join("; ", dialect.connectionInitSql()));
         }
         return Connections.pool(config);
+    }
+
+    /** The name HikariCP takes for a {@link Connection} isolation constant. */
+    private static String isolationName(int level) {
+        return switch (level) {
+            case Connection.TRANSACTION_READ_UNCOMMITTED -> "TRANSACTION_READ_UNCOMMITTED";
+            case Connection.TRANSACTION_READ_COMMITTED -> "TRANSACTION_READ_COMMITTED";
+            case Connection.TRANSACTION_REPEATABLE_READ -> "TRANSACTION_REPEATABLE_READ";
+            case Connection.TRANSACTION_SERIALIZABLE -> "TRANSACTION_SERIALIZABLE";
+            default -> throw new IllegalArgumentException("no isolation level " + level);
+        };
     }
 
     private InboxException unreachable(SQLException e) {
@@ -418,7 +432,7 @@ public final class InboxBroker implements AutoCloseable {
         }
         subscription.find(SubscriptionOption.DEAD_LETTER).ifPresent(dead -> deadLetterTables.put(queue, dead));
         anyTransactional |= settings.transactional();
-        budget.add(queue, ConnectionBudget.need(form, settings.workers(), settings.transactional()));
+        budget.add(queue, ConnectionBudget.need(form, settings.workers(), runner.claimLoops(), settings.transactional()));
         budget.check(connections.poolSize(), anyTransactional);
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(), form,
                 subscription.get(SubscriptionOption.WORKERS));

@@ -4,6 +4,7 @@ import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,16 +17,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs one subscription: a claim loop that takes due rows while a worker is free, {@code workers}
- * threads that work deliveries through the {@link Deliverer}, and in the lease form a
+ * Runs one subscription: claim loops that keep a local buffer of claimed rows filled, {@code workers}
+ * threads that work deliveries from it through the {@link Deliverer}, and in the lease form a
  * {@link LeaseKeeper}.
+ *
+ * <p>The subscription holds at most {@code workers + min(batchSize, workers)} rows at once, in work
+ * or waiting in the buffer; a claim starts when at least half of the waiting room is free and takes
+ * up to a batch of what is free, so workers seldom wait for a claim. With small batches several
+ * claim loops run, enough for every worker to be fed. A batch handler's claim is one unit of work,
+ * and its room is counted in units (one waits beside those in work).
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
     /** The longest wait between claims that fail: short enough to resume soon after an outage. */
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     /** Put behind the last unit at shutdown: a worker that takes it stops. */
-    private static final List<InFlight> LAST = new ArrayList<>(0);
+    private static final Unit LAST = new Unit(List.of(), null);
 
     private final String queue;
     private final String table;
@@ -36,15 +43,41 @@ final class SubscriptionRunner {
     private final RunnerSettings settings;
     private final LeaseKeeper keeper;
     private final boolean batches;
+    private final int claimLoops;
+    /** The most rows one claim takes. */
+    private final int batch;
+    /** The free room that starts a claim (rows, or units for a batch handler). */
+    private final int claimAt;
 
     private final WakeSignal wake = new WakeSignal();
     private final FailureLog claimFailures;
-    private final Semaphore freeWorkers;
-    private final BlockingQueue<List<InFlight>> ready = new LinkedBlockingQueue<>();
+    /** Room for rows (units for a batch handler) in work or waiting in the buffer. */
+    private final Semaphore room;
+    /** Claims that hold a connection until their rows settle; null in a form whose claims hold none. */
+    private final Semaphore openClaims;
+    private final BlockingQueue<Unit> ready = new LinkedBlockingQueue<>();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
     private final CountDownLatch loopsDone;
     private final AtomicInteger rowsReleased = new AtomicInteger();
     private volatile boolean stopping;
+
+    /** What one worker takes: one row, or a batch handler's whole claim, and the claim it came from. */
+    private record Unit(List<InFlight> rows, ClaimHold claim) {}
+
+    /** A claim that holds a connection: it frees its place among the open claims when its last row is done. */
+    private final class ClaimHold {
+        private final AtomicInteger open;
+
+        ClaimHold(int rows) {
+            open = new AtomicInteger(rows);
+        }
+
+        void done(int rows) {
+            if (open.addAndGet(-rows) == 0) {
+                openClaims.release();
+            }
+        }
+    }
 
     SubscriptionRunner(InboxBroker broker, String queue, String table, Form form, Deliverer<?> deliverer,
             RunnerSettings settings, boolean batches) {
@@ -56,15 +89,33 @@ final class SubscriptionRunner {
         this.deliverer = deliverer;
         this.connections = broker.connections();
         this.settings = settings;
-        this.freeWorkers = new Semaphore(settings.workers());
+        int workers = settings.workers();
+        this.batch = form.claimsOneRow() ? 1 : settings.batchSize();
+        // At most one row waits per worker: enough to hide a claim's round trip, and few held back
+        // from other processes behind a slow handler.
+        int ahead = Math.min(batch, workers);
+        this.room = new Semaphore(batches ? workers + 1 : workers + ahead);
+        this.claimAt = batches ? 1 : Math.max(1, ahead / 2);
+        // Two claims per batch of workers: one claims while the other's rows are handed out.
+        this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (2 * workers + batch - 1) / batch));
+        // Each claim in work keeps a connection, so claims are capped as the connection budget counts them.
+        this.openClaims = form.claimsHoldConnections() ? new Semaphore(workers + 1) : null;
         this.keeper = form.keepsLeases() ? new LeaseKeeper(queue, table, form, connections, broker.clock(),
                 broker.listener(), settings.lease(), inWork) : null;
-        this.loopsDone = new CountDownLatch(keeper != null ? 2 : 1);
+        this.loopsDone = new CountDownLatch(claimLoops + (keeper != null ? 1 : 0));
         this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
     }
 
+    /** Claim loops running at once: enough that claims of a batch each feed every worker. */
+    int claimLoops() {
+        return claimLoops;
+    }
+
     void start(Threads threads) {
-        threads.start("inbox-" + queue + "-claim", this::claimLoop);
+        for (int i = 1; i <= claimLoops; i++) {
+            boolean polls = i == 1;
+            threads.start("inbox-" + queue + "-claim" + (claimLoops > 1 ? "-" + i : ""), () -> claimLoop(polls));
+        }
         if (keeper != null) {
             threads.start("inbox-" + queue + "-keeper", this::keeperLoop);
         }
@@ -84,26 +135,36 @@ final class SubscriptionRunner {
         }
     }
 
-    private void claimLoop() {
+    /**
+     * Claims while there is room. The first loop polls when idle and the others seldom: a loop whose
+     * claim came back full passes a wake on, so they join at once while rows keep coming.
+     */
+    private void claimLoop(boolean polls) {
         Duration backoff = Duration.ZERO;
+        Duration idle = polls ? settings.pollInterval() : settings.pollInterval().multipliedBy(claimLoops);
         try {
             while (!stopping) {
-                freeWorkers.acquire();
-                // A batch subscription gives one worker a whole claim; otherwise each row takes a worker.
-                int free = batches ? 1 : 1 + freeWorkers.drainPermits();
-                int wanted = batches ? settings.batchSize() : Math.min(free, settings.batchSize());
-                int workersTaken = batches ? 1 : wanted;
-                freeWorkers.release(free - workersTaken);
+                int taken = takeRoom();
+                if (openClaims != null) {
+                    try {
+                        openClaims.acquire();
+                    } catch (InterruptedException e) {
+                        room.release(taken);
+                        throw e;
+                    }
+                }
                 if (stopping) {
+                    giveBack(taken, true);
                     break;
                 }
                 wake.clear();
+                int wanted = batches ? batch : taken;
                 List<InFlight> claimed;
                 try {
                     claimed = form.claim(connections, broker.clock().instant(), wanted);
                     backoff = Duration.ZERO;
                 } catch (SQLException | RuntimeException e) {
-                    freeWorkers.release(workersTaken);
+                    giveBack(taken, true);
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
                     broker.listener().databaseFailed(queue, "claim", e);
@@ -112,26 +173,56 @@ final class SubscriptionRunner {
                     continue;
                 }
                 claimFailures.succeeded();
-                inWork.addAll(claimed);
-                if (batches) {
-                    if (claimed.isEmpty()) {
-                        freeWorkers.release();
-                    } else {
-                        ready.add(claimed);
+                dispatch(claimed, taken);
+                if (claimed.size() < wanted) {
+                    if (!stopping) {
+                        // Fewer rows than room: nothing more is due until a wake or the next poll.
+                        wake.await(idle);
                     }
-                } else {
-                    freeWorkers.release(wanted - claimed.size());
-                    claimed.forEach(delivery -> ready.add(List.of(delivery)));
-                }
-                if (claimed.size() < wanted && !stopping) {
-                    // Fewer rows than free workers: nothing more is due until a wake or the next poll.
-                    wake.await(settings.pollInterval());
+                } else if (claimLoops > 1) {
+                    wake.wake(); // more may be due: another loop claims beside this one
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             loopsDone.countDown();
+        }
+    }
+
+    /** Waits for room to start a claim, then takes up to a batch of it; returns the room taken. */
+    private int takeRoom() throws InterruptedException {
+        room.acquire(claimAt);
+        int taken = claimAt;
+        int most = batches ? 1 : batch;
+        while (taken < most && room.tryAcquire()) {
+            taken++;
+        }
+        return taken;
+    }
+
+    private void giveBack(int roomTaken, boolean openClaim) {
+        room.release(roomTaken);
+        if (openClaim && openClaims != null) {
+            openClaims.release();
+        }
+    }
+
+    /** Puts claimed rows in the buffer, and gives back the room they did not fill. */
+    private void dispatch(List<InFlight> claimed, int roomTaken) {
+        if (claimed.isEmpty()) {
+            giveBack(roomTaken, true);
+            return;
+        }
+        inWork.addAll(claimed);
+        ClaimHold hold = openClaims != null ? new ClaimHold(claimed.size()) : null;
+        if (batches) {
+            ready.add(new Unit(claimed, hold));
+        } else {
+            room.release(roomTaken - claimed.size());
+            for (InFlight delivery : claimed) {
+                ready.add(new Unit(List.of(delivery), hold));
+            }
         }
     }
 
@@ -148,21 +239,28 @@ final class SubscriptionRunner {
     private void workerLoop() {
         try {
             while (true) {
-                List<InFlight> unit = ready.take();
+                Unit unit = ready.take();
                 if (unit == LAST) {
                     return;
                 }
+                List<InFlight> rows = unit.rows();
                 try {
                     if (stopping) {
-                        unit.forEach(this::release);
+                        rows.forEach(delivery -> release(delivery, false));
                     } else {
-                        unit.forEach(delivery -> delivery.worker(Thread.currentThread()));
-                        deliverer.deliver(unit, () -> stopping);
+                        List<InFlight> live = keeper != null ? stillLeased(rows) : rows;
+                        if (!live.isEmpty()) {
+                            live.forEach(delivery -> delivery.worker(Thread.currentThread()));
+                            deliverer.deliver(live, () -> stopping);
+                        }
                     }
                 } finally {
-                    unit.forEach(delivery -> delivery.worker(null));
-                    unit.forEach(inWork::remove);
-                    freeWorkers.release();
+                    rows.forEach(delivery -> delivery.worker(null));
+                    rows.forEach(inWork::remove);
+                    room.release(batches ? 1 : rows.size());
+                    if (unit.claim() != null) {
+                        unit.claim().done(rows.size());
+                    }
                 }
             }
         } catch (InterruptedException e) {
@@ -170,8 +268,37 @@ final class SubscriptionRunner {
         }
     }
 
-    private boolean release(InFlight delivery) {
-        boolean released = deliverer.release(delivery);
+    /**
+     * The rows whose lease is still ours. A row whose lease ran out while it waited in the buffer
+     * (its keeper could not extend it) may be another claim's by now, so it is not handled here.
+     */
+    private List<InFlight> stillLeased(List<InFlight> rows) {
+        Instant now = broker.clock().instant();
+        List<InFlight> live = null;
+        for (int i = 0; i < rows.size(); i++) {
+            InFlight delivery = rows.get(i);
+            boolean expired;
+            synchronized (delivery) {
+                expired = delivery.token() != null && !now.isBefore(delivery.token());
+                if (expired) {
+                    delivery.markSettled();
+                }
+            }
+            if (expired) {
+                LOG.log(Level.DEBUG, "queue {0}: the lease of row {1} ran out before a worker took it; not handled",
+                        queue, delivery.id());
+                if (live == null) {
+                    live = new ArrayList<>(rows.subList(0, i));
+                }
+            } else if (live != null) {
+                live.add(delivery);
+            }
+        }
+        return live == null ? rows : live;
+    }
+
+    private boolean release(InFlight delivery, boolean started) {
+        boolean released = deliverer.release(delivery, started);
         if (released) {
             rowsReleased.incrementAndGet();
         }
@@ -183,11 +310,15 @@ final class SubscriptionRunner {
     /** Stops the claim loop and the keeper, and waits for a claim in progress to finish. */
     void stopClaiming(Duration wait) throws InterruptedException {
         stopping = true;
-        wake.wake();
+        wake.close();
         if (keeper != null) {
             keeper.stop();
         }
-        freeWorkers.release(settings.workers() + settings.batchSize());
+        // Claim loops waiting for room or for an open claim's place see the stop.
+        room.release(claimLoops * Math.max(claimAt, 1));
+        if (openClaims != null) {
+            openClaims.release(claimLoops);
+        }
         if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
         }
@@ -212,7 +343,7 @@ final class SubscriptionRunner {
                 // Interrupt first: a handler inside a SQLite transaction holds the lock the release needs.
                 worker.interrupt();
             }
-            if (release(delivery) && worker != null) {
+            if (release(delivery, worker != null) && worker != null) {
                 cutOff++;
                 LOG.log(Level.WARNING, "queue {0}: the handler of row {1} was still running at the drain timeout;"
                         + " its delivery is dropped and the row released", queue, delivery.id());

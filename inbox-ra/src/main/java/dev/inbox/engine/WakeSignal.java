@@ -4,11 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-/** Wakes a waiting claim loop; a wake that comes while the loop is busy is kept for its next wait. */
+/**
+ * Wakes one waiting claim loop; a wake that comes while the loops are busy is kept for the next
+ * wait. Once closed, every wait returns at once.
+ */
 final class WakeSignal {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
     private boolean pending;
+    private boolean closed;
 
     void wake() {
         lock.lock();
@@ -25,12 +29,23 @@ final class WakeSignal {
         long nanos = timeout.toNanos();
         lock.lock();
         try {
-            while (!pending && nanos > 0) {
+            while (!pending && !closed && nanos > 0) {
                 nanos = woken.awaitNanos(nanos);
             }
-            boolean wasWoken = pending;
+            boolean wasWoken = pending || closed;
             pending = false;
             return wasWoken;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends every wait, now and later. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            woken.signalAll();
         } finally {
             lock.unlock();
         }

@@ -44,7 +44,7 @@ class DialectStatementsTest {
     void mysqlSelectsThenStampsEachRow() {
         LeaseStatements s = print(new MySqlDialect());
         assertThat(s.style()).isEqualTo(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP);
-        assertThat(s.claim()).startsWith("SELECT `id`, `attempt`, `payload`, NULL FROM `report_jobs`")
+        assertThat(s.claim()).startsWith("SELECT `id`, `attempt`, `payload`, NULL, `priority` FROM `report_jobs`")
                 .endsWith("LIMIT :limit FOR UPDATE SKIP LOCKED");
         assertThat(s.stamp()).isEqualTo("UPDATE `report_jobs` SET `locked_until` = :expiry, `attempt` = `attempt` + 1"
                 + " WHERE `id` = :id");

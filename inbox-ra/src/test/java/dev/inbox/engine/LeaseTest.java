@@ -93,8 +93,12 @@ class LeaseTest {
         assertThat(handledByB.await(15, TimeUnit.SECONDS)).as("b takes the row once a's lease ran out").isTrue();
         InboxTestKit.await(() -> events.size() == 2, Duration.ofSeconds(10), () -> "both settled: " + events);
 
-        assertThat(handled).containsExactly("a attempt 1", "b attempt 2");
-        assertThat(events).containsExactlyInAnyOrder("b ack attempt 2", "a ack failed LEASE_LOST");
+        // a's free room may claim the row again each time its unkept lease runs out, so b's attempt
+        // can be above 2; those copies expire in a's buffer and are never handled.
+        assertThat(handled).hasSize(2).first().isEqualTo("a attempt 1");
+        String bAttempt = handled.get(1);
+        assertThat(bAttempt).startsWith("b attempt ");
+        assertThat(events).containsExactlyInAnyOrder("b ack " + bAttempt.substring(2), "a ack failed LEASE_LOST");
         assertThat(db.count(TABLE)).isZero();
     }
 }

@@ -7,6 +7,10 @@ import dev.inbox.Isolation;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,20 +43,25 @@ class RowLockTest {
                 .connect();
         InboxBroker b = null;
         try {
+            // a's one worker takes job 1 and blocks; job 2 waits in a's buffer (one row per worker).
             a.publisher("rl", Job.class).publish(new Job(1));
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            a.publisher("rl", Job.class).publish(new Job(2));
+            InboxTestKit.await(() -> claimable(db, table.name()) == 0, Duration.ofSeconds(10),
+                    () -> "a holds both rows");
             b = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
                     .subscribe(Subscription.of("rl", table.spec(), Job.class, (job, d) -> {
                         seen.add("b " + job.n());
                         return Outcome.ack();
                     }))
                     .connect();
-            b.publisher("rl", Job.class).publish(new Job(2));
-            InboxTestKit.await(() -> seen.contains("b 2"), Duration.ofSeconds(10), () -> "b handles job 2: " + seen);
-            assertThat(seen).doesNotContain("b 1");
-            assertThat(db.count(table.name())).as("job 1 stays, locked by a's open transaction").isEqualTo(1);
+            b.publisher("rl", Job.class).publish(new Job(3));
+            InboxTestKit.await(() -> seen.contains("b 3"), Duration.ofSeconds(10), () -> "b handles job 3: " + seen);
+            // b's ack commits just after its handler returns; jobs 1 and 2 stay, locked by a's open transactions.
+            InboxTestKit.await(() -> db.count(table.name()) == 2, Duration.ofSeconds(10), () -> "b acked job 3");
+            assertThat(seen).containsExactly("a 1", "b 3");
             finish.countDown();
-            InboxTestKit.await(() -> db.count(table.name()) == 0, Duration.ofSeconds(10), () -> "a acked job 1");
+            InboxTestKit.await(() -> db.count(table.name()) == 0, Duration.ofSeconds(10), () -> "a acked jobs 1, 2");
         } finally {
             finish.countDown();
             a.shutdown();
@@ -60,7 +69,21 @@ class RowLockTest {
                 b.shutdown();
             }
         }
-        assertThat(seen).containsExactlyInAnyOrder("a 1", "b 2");
+        assertThat(seen).containsExactlyInAnyOrder("a 1", "a 2", "b 3");
+    }
+
+    /** Rows no transaction holds: what a claim could take now. */
+    private static long claimable(TestDatabase db, String table) {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id FROM " + table + " FOR UPDATE SKIP LOCKED")) {
+            long rows = 0;
+            while (rs.next()) {
+                rows++;
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test

@@ -229,7 +229,7 @@ public final class AdvisoryForm implements Form {
     }
 
     @Override
-    public boolean release(ConnectionSource connections, InFlight delivery) throws SQLException {
+    public boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException {
         Session session = (Session) delivery.hold();
         synchronized (session) {
             String key = session.keys.remove(delivery);
@@ -302,6 +302,11 @@ public final class AdvisoryForm implements Form {
      * Shutdown: releases the lock of every delivery in work; their settlements then fail with
      * {@code CLOSED} and their rows are back in the queue. Returns the locks released.
      */
+    @Override
+    public boolean claimsHoldConnections() {
+        return true;
+    }
+
     @Override
     public int releaseLocks() {
         int released = 0;

@@ -9,6 +9,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,9 +31,15 @@ final class ClaimedRows {
         this.json = json;
     }
 
-    /** Every row of {@code rs}, each holding {@code token} (null outside the lease form). */
+    /**
+     * Every row of {@code rs}, each holding {@code token} (null outside the lease form), in claim
+     * order: higher priority first, then id. A statement that claims many rows at once (an
+     * {@code UPDATE ... RETURNING}, say) returns them in an order of its own.
+     */
     List<InFlight> read(ResultSet rs, Instant token) throws SQLException {
         List<InFlight> rows = new ArrayList<>();
+        boolean prioritised = rs.getMetaData().getColumnCount() >= 5;
+        Map<InFlight, Integer> priorities = prioritised ? new HashMap<>() : null;
         while (rs.next()) {
             Object id = rs.getObject(1);
             int attempt = rs.getInt(2);
@@ -42,9 +50,28 @@ final class ClaimedRows {
                 String text = rs.getString(3);
                 payload = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
             }
-            rows.add(new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), token));
+            InFlight row = new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), token);
+            rows.add(row);
+            if (prioritised) {
+                priorities.put(row, rs.getInt(5));
+            }
+        }
+        if (rows.size() > 1) {
+            rows.sort(prioritised ? Comparator.comparing((InFlight row) -> priorities.get(row)).reversed()
+                    .thenComparing(ClaimedRows::byId) : ClaimedRows::byId);
         }
         return rows;
+    }
+
+    /** Ids in their natural order where they have one (numbers, text, UUIDs); otherwise as returned. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int byId(InFlight a, InFlight b) {
+        Object x = a.id();
+        Object y = b.id();
+        if (x instanceof Comparable && y != null && x.getClass() == y.getClass()) {
+            return ((Comparable) x).compareTo(y);
+        }
+        return 0;
     }
 
     private Map<String, String> headers(Object id, String text) {

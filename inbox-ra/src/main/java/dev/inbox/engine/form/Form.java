@@ -32,8 +32,14 @@ public interface Form {
      */
     void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now) throws SQLException;
 
-    /** Gives the row back for another claim at once; false when it was no longer held. */
-    boolean release(ConnectionSource connections, InFlight delivery) throws SQLException;
+    /**
+     * Gives the row back for another claim at once; false when it was no longer held.
+     *
+     * @param started true when a handler had the delivery (its attempt is spent); false for a row
+     *                claimed ahead and never handed to one, which goes back with its attempt unspent
+     *                where the form can take it back
+     */
+    boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException;
 
     /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. Lease form only. */
     default boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
@@ -54,6 +60,16 @@ public interface Form {
      */
     default int releaseLocks() {
         return 0;
+    }
+
+    /** True when each claim takes one row, whatever the batch size (a transactional row lock delivery). */
+    default boolean claimsOneRow() {
+        return false;
+    }
+
+    /** True when a claim holds a connection until the last of its rows settles (a transaction, a lock session). */
+    default boolean claimsHoldConnections() {
+        return false;
     }
 
     /** True when deliveries in work need a keeper. */

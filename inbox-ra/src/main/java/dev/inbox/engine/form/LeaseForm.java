@@ -34,6 +34,7 @@ public final class LeaseForm implements Form {
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
+    private final Sql release;
     private final Duration lease;
     private final ClaimedRows claimed;
 
@@ -53,6 +54,7 @@ public final class LeaseForm implements Form {
         this.retry = new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = deadLetter == null ? null : new Sql("dead letter", deadLetter);
+        this.release = statements.release() == null ? null : new Sql("release", statements.release());
         this.lease = lease;
         this.claimed = new ClaimedRows(queue, table, binaryPayload, json);
     }
@@ -63,8 +65,10 @@ public final class LeaseForm implements Form {
         if (stamp != null) {
             all.add(1, stamp);
         }
-        if (deadLetter != null) {
-            all.add(deadLetter);
+        for (Sql optional : new Sql[] {deadLetter, release}) {
+            if (optional != null) {
+                all.add(optional);
+            }
         }
         return all;
     }
@@ -178,12 +182,13 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public boolean release(ConnectionSource connections, InFlight delivery) throws SQLException {
+    public boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException {
+        Sql sql = started || release == null ? retry : release;
         return connections.use(connection -> {
-            try (PreparedStatement ps = retry.prepare(connection)) {
-                retry.set(ps, "id", delivery.id());
-                retry.setTime(ps, "token", delivery.token(), dialect);
-                retry.setTime(ps, "due", null, dialect);
+            try (PreparedStatement ps = sql.prepare(connection)) {
+                sql.set(ps, "id", delivery.id());
+                sql.setTime(ps, "token", delivery.token(), dialect);
+                sql.setTime(ps, "due", null, dialect);
                 return ps.executeUpdate() == 1;
             }
         });

@@ -57,10 +57,16 @@ public final class RowLockForm implements Form {
         this.oneRowPerTransaction = oneRowPerTransaction;
     }
 
-    /** The open transaction of one claim and how many of its deliveries have yet to settle. */
+    /**
+     * The open transaction of one claim, how many of its deliveries have yet to settle, and the
+     * acks put off until the last of them: they run as one batch just before the commit.
+     */
+    private record Ack(InFlight delivery, Instant at) {}
+
     private static final class Hold {
         final Connection connection;
         final int isolationBefore;
+        final List<Ack> acks = new ArrayList<>();
         int open;
         boolean settledAny;
         boolean ended;
@@ -144,6 +150,16 @@ public final class RowLockForm implements Form {
     }
 
     @Override
+    public boolean claimsOneRow() {
+        return oneRowPerTransaction;
+    }
+
+    @Override
+    public boolean claimsHoldConnections() {
+        return true;
+    }
+
+    @Override
     public Connection transactionOf(InFlight delivery) {
         return oneRowPerTransaction ? hold(delivery).connection : null;
     }
@@ -155,6 +171,13 @@ public final class RowLockForm implements Form {
     @Override
     public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
             throws SQLException {
+        if (outcome.kind() == Outcome.Kind.ACK && !oneRowPerTransaction) {
+            // The row stays locked by the claim's transaction, so its ack can wait for the others'.
+            inHold(delivery, connection -> {
+                hold(delivery).acks.add(new Ack(delivery, now));
+            });
+            return;
+        }
         Sql sql = Settlements.of(outcome, ack, retry, drop);
         inHold(delivery, connection -> {
             if (sql != null) {
@@ -170,7 +193,7 @@ public final class RowLockForm implements Form {
     }
 
     @Override
-    public boolean release(ConnectionSource connections, InFlight delivery) throws SQLException {
+    public boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException {
         Hold hold = hold(delivery);
         synchronized (hold) {
             if (hold.ended) {
@@ -209,16 +232,34 @@ public final class RowLockForm implements Form {
         }
     }
 
-    /** Commits what settled, or rolls back a claim none of whose deliveries settled. */
+    /** Runs the acks put off, and commits what settled; rolls back a claim none of whose deliveries settled. */
     private void finish(Hold hold) throws SQLException {
         try {
+            if (!hold.acks.isEmpty()) {
+                runAcks(hold);
+            }
             if (hold.settledAny) {
                 hold.connection.commit();
             } else {
                 hold.connection.rollback();
             }
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(hold.connection, e);
+            throw e;
         } finally {
             end(hold);
+        }
+    }
+
+    private void runAcks(Hold hold) throws SQLException {
+        boolean stamps = ack.uses("processed");
+        try (PreparedStatement ps = ack.prepare(hold.connection)) {
+            for (Ack done : hold.acks) {
+                ack.set(ps, "id", done.delivery().id());
+                ack.setTime(ps, "processed", stamps ? dialect.stored(done.at()) : null, dialect);
+                ps.addBatch();
+            }
+            ps.executeBatch();
         }
     }
 
