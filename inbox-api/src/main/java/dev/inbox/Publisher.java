@@ -1,6 +1,7 @@
 package dev.inbox;
 
 import java.sql.Connection;
+import java.util.Collection;
 
 /**
  * Inserts jobs into one queue's table. The insert is built once from the table's description.
@@ -31,4 +32,22 @@ public interface Publisher<T> {
     default void publish(Connection connection, T payload) {
         publish(connection, payload, PublishOptions.NONE);
     }
+
+    /**
+     * Inserts jobs in one transaction of their own, as one batch of inserts, and wakes the queue
+     * once: all of them or, when it fails, none. Every job takes {@code options}, which may not
+     * carry an id for more than one job. An empty collection inserts nothing.
+     */
+    void publishAll(Collection<? extends T> payloads, PublishOptions options);
+
+    /** Inserts jobs in one transaction of their own, as one batch of inserts. */
+    default void publishAll(Collection<? extends T> payloads) {
+        publishAll(payloads, PublishOptions.NONE);
+    }
+
+    /**
+     * Inserts jobs through {@code connection}, as one batch inside the caller's transaction (on an
+     * autocommit connection each commits on its own).
+     */
+    void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options);
 }

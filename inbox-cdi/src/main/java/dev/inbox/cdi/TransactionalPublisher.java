@@ -6,6 +6,7 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
+import java.util.Collection;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
@@ -32,8 +33,29 @@ final class TransactionalPublisher<T> implements Publisher<T> {
 
     @Override
     public void publish(T payload, PublishOptions options) {
+        startup.broker().publisher(queue, type).publish(payload, options);
+        wakeAfterCommit();
+    }
+
+    @Override
+    public void publishAll(Collection<? extends T> payloads, PublishOptions options) {
+        startup.broker().publisher(queue, type).publishAll(payloads, options);
+        wakeAfterCommit();
+    }
+
+    @Override
+    public void publish(Connection connection, T payload, PublishOptions options) {
+        startup.broker().publisher(queue, type).publish(connection, payload, options);
+    }
+
+    @Override
+    public void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options) {
+        startup.broker().publisher(queue, type).publishAll(connection, payloads, options);
+    }
+
+    /** Inside a JTA transaction the rows are visible once it commits: wake the queue then. */
+    private void wakeAfterCommit() {
         var broker = startup.broker();
-        broker.publisher(queue, type).publish(payload, options);
         TransactionSynchronizationRegistry registry = registry();
         if (registry != null && registry.getTransactionStatus() == Status.STATUS_ACTIVE) {
             registry.registerInterposedSynchronization(new Synchronization() {
@@ -50,11 +72,6 @@ final class TransactionalPublisher<T> implements Publisher<T> {
                 }
             });
         }
-    }
-
-    @Override
-    public void publish(Connection connection, T payload, PublishOptions options) {
-        startup.broker().publisher(queue, type).publish(connection, payload, options);
     }
 
     private static TransactionSynchronizationRegistry registry() {

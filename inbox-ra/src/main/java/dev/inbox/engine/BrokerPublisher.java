@@ -7,15 +7,21 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.PublishOptions;
 import dev.inbox.Publisher;
+import dev.inbox.engine.form.Transactions;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 
 /** A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert. */
 final class BrokerPublisher<T> implements Publisher<T> {
+    /** Stands for a null payload in a list: written as JSON {@code null}. */
+    private static final Object NULL = new Object();
+
     private final InboxBroker broker;
     private final String queue;
     private final InboxSpec spec;
@@ -37,11 +43,24 @@ final class BrokerPublisher<T> implements Publisher<T> {
 
     @Override
     public void publish(T payload, PublishOptions options) {
+        publish(List.of(payload == null ? NULL : payload), options, false);
+    }
+
+    @Override
+    public void publishAll(Collection<? extends T> payloads, PublishOptions options) {
+        publish(payloads, options, true);
+    }
+
+    private void publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
         broker.checkOpen(queue);
+        checkIds(payloads, options);
+        if (payloads.isEmpty()) {
+            return;
+        }
         DeliveryTransaction tx = DeliveryTransaction.current();
         if (tx != null && tx.broker() == broker) {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
-            insertThrough(tx.connection(), payload, options);
+            insertThrough(tx.connection(), payloads, options);
             tx.published(queue);
             return;
         }
@@ -53,7 +72,16 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
         try (Connection connection = broker.connections().open()) {
-            insertThrough(connection, payload, options);
+            // A connection already in a transaction (a JTA one) takes the batch into it.
+            if (inOneTransaction && payloads.size() > 1 && connection.getAutoCommit()) {
+                Transactions.run(connection, -1, () -> {
+                    insert(connection, payloads, options);
+                    return null;
+                });
+                broker.wake(queue);
+            } else {
+                insertThrough(connection, payloads, options);
+            }
         } catch (SQLException e) {
             throw failed(e);
         }
@@ -62,17 +90,33 @@ final class BrokerPublisher<T> implements Publisher<T> {
     @Override
     public void publish(Connection connection, T payload, PublishOptions options) {
         broker.checkOpen(queue);
-        insertThrough(connection, payload, options);
+        insertThrough(connection, List.of(payload == null ? NULL : payload), options);
+    }
+
+    @Override
+    public void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options) {
+        broker.checkOpen(queue);
+        checkIds(payloads, options);
+        if (!payloads.isEmpty()) {
+            insertThrough(connection, payloads, options);
+        }
+    }
+
+    private void checkIds(Collection<?> payloads, PublishOptions options) {
+        if (options.id() != null && payloads.size() > 1) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": one id for "
+                    + payloads.size() + " jobs; an id names one job, so publish those one by one");
+        }
     }
 
     /**
      * Inserts through {@code connection} and, when it commits on its own, wakes the queue; inside a
      * transaction the row is visible only once it commits, and whoever commits wakes the queue.
      */
-    private void insertThrough(Connection connection, T payload, PublishOptions options) {
+    private void insertThrough(Connection connection, Collection<?> payloads, PublishOptions options) {
         boolean autoCommit;
         try {
-            insert(connection, payload, options);
+            insert(connection, payloads, options);
             autoCommit = connection.getAutoCommit();
         } catch (SQLException e) {
             throw failed(e);
@@ -87,41 +131,43 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 + spec.table() + " failed: " + Redaction.redact(e.getMessage()), e);
     }
 
-    private void insert(Connection connection, T payload, PublishOptions options) throws SQLException {
+    /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
+    private void insert(Connection connection, Collection<?> payloads, PublishOptions options) throws SQLException {
         OpenedTable table = broker.table(queue);
         Sql notify = broker.notifiesOnPublish() ? table.notifyStatement() : null;
         check(options);
-        byte[] json;
-        try {
-            json = writer.writeValueAsBytes(payload);
-        } catch (JsonProcessingException e) {
-            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": the payload "
-                    + (payload == null ? "null" : payload.getClass().getName()) + " cannot be written as JSON: "
-                    + e.getOriginalMessage(), e);
-        }
         Sql insert = table.insert();
+        Instant due = options.delay().isZero() ? null
+                : broker.dialect().deadline(broker.clock().instant(), options.delay());
+        String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
-            if (table.binaryPayload()) {
-                insert.setBytes(ps, "payload", json);
-            } else {
-                insert.setString(ps, "payload", new String(json, StandardCharsets.UTF_8));
+            for (Object payload : payloads) {
+                byte[] json = encode(payload == NULL ? null : payload);
+                if (table.binaryPayload()) {
+                    insert.setBytes(ps, "payload", json);
+                } else {
+                    insert.setString(ps, "payload", new String(json, StandardCharsets.UTF_8));
+                }
+                if (insert.uses("id")) {
+                    insert.set(ps, "id", options.id());
+                }
+                insert.setString(ps, "headers", headers);
+                if (insert.uses("group")) {
+                    insert.setString(ps, "group", options.group());
+                }
+                if (insert.uses("priority")) {
+                    insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
+                }
+                insert.setTime(ps, "due", due, broker.dialect());
+                if (payloads.size() == 1) {
+                    ps.executeUpdate();
+                } else {
+                    ps.addBatch();
+                }
             }
-            if (insert.uses("id")) {
-                insert.set(ps, "id", options.id());
+            if (payloads.size() > 1) {
+                ps.executeBatch();
             }
-            if (insert.uses("headers")) {
-                insert.setString(ps, "headers", options.headers().isEmpty() ? null : headers(options));
-            }
-            if (insert.uses("group")) {
-                insert.setString(ps, "group", options.group());
-            }
-            if (insert.uses("priority")) {
-                insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
-            }
-            Instant due = options.delay().isZero() ? null
-                    : broker.dialect().deadline(broker.clock().instant(), options.delay());
-            insert.setTime(ps, "due", due, broker.dialect());
-            ps.executeUpdate();
         }
         if (notify != null) {
             // Delivered when the insert's transaction commits, to every process listening.
@@ -129,6 +175,16 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 notify.setString(ps, "channel", broker.dialect().listenChannel(spec.table()));
                 ps.executeQuery().close();
             }
+        }
+    }
+
+    private byte[] encode(Object payload) {
+        try {
+            return writer.writeValueAsBytes(payload);
+        } catch (JsonProcessingException e) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": the payload "
+                    + (payload == null ? "null" : payload.getClass().getName()) + " cannot be written as JSON: "
+                    + e.getOriginalMessage(), e);
         }
     }
 

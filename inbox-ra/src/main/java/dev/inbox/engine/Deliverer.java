@@ -304,6 +304,12 @@ final class Deliverer<T> {
                 return false;
             }
             tx.commit();
+            try {
+                form.committed(delivery);
+            } catch (SQLException | RuntimeException e) {
+                LOG.log(Level.DEBUG, "queue {0}: releasing row {1} after its commit failed; its session ends",
+                        queue, delivery.id());
+            }
             settlementFailures.succeeded();
             delivery.markSettled();
             listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());

@@ -174,12 +174,13 @@ final class SubscriptionRunner {
                 }
                 claimFailures.succeeded();
                 dispatch(claimed, taken);
-                if (claimed.size() < wanted) {
+                if (claimed.isEmpty()) {
                     if (!stopping) {
-                        // Fewer rows than room: nothing more is due until a wake or the next poll.
+                        // Nothing due: wait for a wake or the next poll. A short claim claims again at once,
+                        // since rows settled elsewhere while it ran (advisory) leave it short with more due.
                         wake.await(idle);
                     }
-                } else if (claimLoops > 1) {
+                } else if (claimed.size() == wanted && claimLoops > 1) {
                     wake.wake(); // more may be due: another loop claims beside this one
                 }
             }

@@ -203,29 +203,50 @@ public final class AdvisoryForm implements Form {
             throws SQLException {
         Sql sql = Settlements.of(outcome, ack, retry, drop);
         if (sql == null) {
-            underLock(delivery, session -> { });
+            underLock(delivery, session -> 1);
             return;
         }
-        Settlements.OnConnection statement = connection -> Settlements.run(connection, sql, delivery, outcome, now,
-                dialect);
-        // A transactional ack settles in the delivery's transaction; anything else on the lock's session.
-        underLock(delivery, session -> {
-            if (connections.lendsTransaction()) {
-                connections.use(connection -> {
-                    statement.run(connection);
-                    return null;
-                });
-            } else {
-                statement.run(session);
+        if (connections.lendsTransaction()) {
+            // A transactional ack runs in the delivery's transaction, and the lock must outlive it: released
+            // before the commit, another claim could take the row while the delete is still uncommitted.
+            Session session = (Session) delivery.hold();
+            synchronized (session) {
+                String key = heldKey(session, delivery);
+                int changed = connections.use(connection -> Settlements.run(connection, sql, delivery, outcome, now,
+                        dialect));
+                if (changed != 1) {
+                    unlock(session, delivery, key);
+                    throw lost(delivery, outcome.toString());
+                }
             }
-        });
+            return;
+        }
+        underLock(delivery, session -> Settlements.run(session, sql, delivery, outcome, now, dialect));
+        // underLock has released the lock; a settlement that changed no row found it gone.
+    }
+
+    @Override
+    public void committed(InFlight delivery) throws SQLException {
+        Session session = (Session) delivery.hold();
+        synchronized (session) {
+            String key = session.keys.get(delivery);
+            if (key != null) {
+                unlock(session, delivery, key);
+            }
+        }
+    }
+
+    private InboxException lost(InFlight delivery, String settlement) {
+        return new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
+                + " of table " + spec.table() + " was no longer there to settle (another claim settled it), so its "
+                + settlement + " did not take effect");
     }
 
     @Override
     public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
             throws SQLException {
         underLock(delivery, connection -> Transactions.run(connection, -1,
-                () -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)));
+                () -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)) ? 1 : 0);
     }
 
     @Override
@@ -245,27 +266,55 @@ public final class AdvisoryForm implements Form {
         }
     }
 
-    /** Runs a settlement while the delivery's lock is held, then releases the lock. */
-    private void underLock(InFlight delivery, Settlements.OnConnection work) throws SQLException {
+    /** A statement run under a delivery's lock; returns the rows it changed. */
+    @FunctionalInterface
+    private interface LockedWork {
+        int run(Connection session) throws SQLException;
+    }
+
+    private String heldKey(Session session, InFlight delivery) {
+        String key = session.keys.get(delivery);
+        if (key == null) {
+            throw new InboxException(InboxException.Kind.CLOSED, "queue " + queue + ": the lock on row "
+                    + delivery.id() + " of table " + spec.table() + " was released at shutdown, so its settlement"
+                    + " did not take effect; the row is back in the queue");
+        }
+        return key;
+    }
+
+    /**
+     * Runs a settlement while the delivery's lock is held, then releases the lock; throws
+     * {@code LEASE_LOST} when it changed no row (another claim settled the row first).
+     */
+    private void underLock(InFlight delivery, LockedWork work) throws SQLException {
         Session session = (Session) delivery.hold();
         synchronized (session) {
-            String key = session.keys.get(delivery);
-            if (key == null) {
-                throw new InboxException(InboxException.Kind.CLOSED, "queue " + queue + ": the lock on row "
-                        + delivery.id() + " of table " + spec.table() + " was released at shutdown, so its settlement"
-                        + " did not take effect; the row is back in the queue");
-            }
+            String key = heldKey(session, delivery);
+            int changed;
             try {
-                work.run(session.connection);
-                session.keys.remove(delivery);
-                unlock(session.connection, key);
+                changed = work.run(session.connection);
             } catch (SQLException | RuntimeException e) {
                 // The session ends, and its locks with it: the rows return.
                 abandon(session);
                 throw e;
             }
-            closeWhenDone(session);
+            unlock(session, delivery, key);
+            if (changed == 0) {
+                throw lost(delivery, "settlement");
+            }
         }
+    }
+
+    /** Releases the delivery's lock; the session goes back to its pool when it holds no more. */
+    private void unlock(Session session, InFlight delivery, String key) throws SQLException {
+        session.keys.remove(delivery);
+        try {
+            unlock(session.connection, key);
+        } catch (SQLException | RuntimeException e) {
+            abandon(session);
+            throw e;
+        }
+        closeWhenDone(session);
     }
 
     private void abandon(Session session) {

@@ -47,6 +47,12 @@ public interface Form {
     }
 
     /**
+     * The delivery's own transaction, in which it settled, has committed: releases what the form
+     * still held for it until then (the advisory lock form's lock).
+     */
+    default void committed(InFlight delivery) throws SQLException {}
+
+    /**
      * The connection of the claim's own transaction, when a transactional delivery's writes go
      * into it (row lock form); null when the delivery opens a transaction of its own.
      */
