@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -28,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Steady publish and drain for {@code inbox.soak.minutes} (default 30) on PostgreSQL and MariaDB:
@@ -41,8 +42,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * mvn -B -pl inbox-ra -am verify -Psoak -Dinbox.soak.minutes=30
  * </pre>
  *
- * Other knobs: {@code inbox.soak.rate} (jobs/s in all, default 300: two thirds to the lease
- * table), {@code inbox.soak.vacuum} ({@code auto}: the server's autovacuum, or where the server
+ * Other knobs: {@code inbox.soak.databases} (default {@code POSTGRES,MARIADB}),
+ * {@code inbox.soak.rate} (jobs/s in all, default 300: two thirds to the lease table),
+ * {@code inbox.soak.vacuum} ({@code auto}: the server's autovacuum, or where the server
  * runs without it, a plain VACUUM by the test after each minute's sample; {@code test}; {@code none})
  * and {@code inbox.soak.postgres.storage} (storage parameters for the PostgreSQL tables'
  * {@code WITH (..)}, such as {@code fillfactor=70}; docs/QUEUE-TABLES.md explains them).
@@ -62,8 +64,14 @@ class SoakTest {
     /** The payload: its number, by which the test tracks it, and some text. */
     record Work(int n, String text) {}
 
+    /** PostgreSQL and MariaDB, or those {@code inbox.soak.databases} lists (such as {@code POSTGRES}). */
+    static List<TestDatabase> databases() {
+        return Arrays.stream(System.getProperty("inbox.soak.databases", "POSTGRES,MARIADB").split(","))
+                .map(name -> TestDatabase.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
+    }
+
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @MethodSource("databases")
     void steadyPublishAndDrainStayFlat(TestDatabase db) throws Exception {
         // The monitor's own connection, in autocommit so it never holds back vacuum or purge; the
         // shared test pool is left alone, so the sessions this process holds are the broker's and this one.
