@@ -80,10 +80,11 @@ class SoakTest {
             Stream rowLock = new Stream("soak_row_lock", RATE - lease.rate, 1);
             List<Stream> streams = List.of(lease, rowLock);
             create(db, monitor);
-            boolean testVacuums = vacuumByTest(db, monitor);
+            String vacuum = vacuum(db, monitor);
+            boolean testVacuums = vacuum.equals("test");
             System.out.printf("SOAK db=%s minutes=%d rate=%d/s lease=%d/s(4 workers) row_lock=%d/s(2 workers)"
                     + " connection_limit=%d vacuum=%s storage=%s%n", name(db), MINUTES, RATE, lease.rate, rowLock.rate,
-                    CONNECTION_LIMIT, testVacuums ? "by-test" : db == TestDatabase.POSTGRES ? "autovacuum" : "purge",
+                    CONNECTION_LIMIT, vacuum,
                     POSTGRES_STORAGE.isEmpty() || db != TestDatabase.POSTGRES ? "default" : POSTGRES_STORAGE);
             InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(CONNECTION_LIMIT)
                     .listenNotify(db == TestDatabase.POSTGRES)
@@ -155,8 +156,10 @@ class SoakTest {
         int window = Math.max(1, Math.min(3, samples.size() / 3));
         List<Sample> first = samples.subList(0, window);
         List<Sample> last = samples.subList(samples.size() - window, samples.size());
-        // A backlog that grows means the drain falls behind: at a sample, at most ten seconds of publishing waits.
-        assertThat(max(last, Sample::backlog)).as("backlog in the last minutes").isLessThanOrEqualTo(RATE * 10);
+        // A drain that falls behind for good piles up rows: at the last samples at most 30 seconds of
+        // publishing waits. A busy machine causes spikes of a few seconds; a drain 2% short of the
+        // rate for 30 minutes leaves a minute's worth.
+        assertThat(max(last, Sample::backlog)).as("backlog in the last minutes").isLessThanOrEqualTo(RATE * 30);
         // Heap after a full GC: the tracking arrays are allocated up front, so what grows is the
         // engine's. Twice the first minutes' heap plus 16 MB lets the JIT and class loading settle;
         // a leak of 100 bytes a job over 30 minutes at 300 jobs/s (54 MB) breaks it.
@@ -196,20 +199,23 @@ class SoakTest {
         }
     }
 
-    /** Whether the test vacuums the tables itself: asked to, or the server has no autovacuum to do it. */
-    private static boolean vacuumByTest(TestDatabase db, Connection c) throws SQLException {
-        if (db != TestDatabase.POSTGRES || VACUUM.equals("none")) {
-            return false;
-        }
-        if (VACUUM.equals("test")) {
-            return true;
+    /**
+     * Who vacuums the tables: {@code autovacuum}, {@code test} (asked for, or the server runs no
+     * autovacuum), {@code none} (asked for, and the server runs none); InnoDB's {@code purge} on MariaDB.
+     */
+    private static String vacuum(TestDatabase db, Connection c) throws SQLException {
+        if (db != TestDatabase.POSTGRES) {
+            return "purge";
         }
         boolean autovacuum = text(c, "SHOW autovacuum").equals("on");
+        if (VACUUM.equals("test") || VACUUM.equals("none")) {
+            return VACUUM.equals("none") && autovacuum ? "autovacuum" : VACUUM;
+        }
         if (!autovacuum) {
             System.out.println("SOAK db=postgres: autovacuum is off on this server; the test vacuums its tables after"
                     + " each minute's sample instead (-Dinbox.soak.vacuum=none to watch them grow without)");
         }
-        return !autovacuum;
+        return autovacuum ? "autovacuum" : "test";
     }
 
     private static Sample sample(TestDatabase db, Connection c, InboxBroker broker, List<Stream> streams, int minute)
