@@ -76,9 +76,9 @@ class SoakTest {
         // The monitor's own connection, in autocommit so it never holds back vacuum or purge; the
         // shared test pool is left alone, so the sessions this process holds are the broker's and this one.
         try (Connection monitor = DriverManager.getConnection(db.url())) {
-            Stream lease = new Stream("soak_lease", RATE * 2 / 3, 2);
-            Stream rowLock = new Stream("soak_row_lock", RATE - lease.rate, 1);
-            List<Stream> streams = List.of(lease, rowLock);
+            Feed lease = new Feed("soak_lease", RATE * 2 / 3, 2);
+            Feed rowLock = new Feed("soak_row_lock", RATE - lease.rate, 1);
+            List<Feed> feeds = List.of(lease, rowLock);
             create(db, monitor);
             String vacuum = vacuum(db, monitor);
             boolean testVacuums = vacuum.equals("test");
@@ -95,7 +95,7 @@ class SoakTest {
                     .connect();
             List<Sample> samples = new ArrayList<>();
             try {
-                for (Stream s : streams) {
+                for (Feed s : feeds) {
                     s.start(broker.publisher(s.queue, Work.class));
                 }
                 long start = System.nanoTime();
@@ -104,7 +104,7 @@ class SoakTest {
                     if (wait > 0) {
                         TimeUnit.NANOSECONDS.sleep(wait);
                     }
-                    Sample sample = sample(db, monitor, broker, streams, minute);
+                    Sample sample = sample(db, monitor, broker, feeds, minute);
                     samples.add(sample);
                     System.out.println(sample.line(db));
                     if (testVacuums) {
@@ -113,28 +113,28 @@ class SoakTest {
                         execute(monitor, "VACUUM " + LEASE_TABLE + ", " + ROW_LOCK_TABLE);
                     }
                 }
-                for (Stream s : streams) {
+                for (Feed s : feeds) {
                     s.stop();
                 }
                 long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                while ((!streams.stream().allMatch(Stream::drained) || backlog(monitor) > 0)
+                while ((!feeds.stream().allMatch(Feed::drained) || backlog(monitor) > 0)
                         && System.nanoTime() < deadline) {
                     Thread.sleep(200);
                 }
             } finally {
-                for (Stream s : streams) {
+                for (Feed s : feeds) {
                     s.stop();
                 }
                 ShutdownReport report = broker.shutdown(Duration.ofSeconds(10));
                 System.out.printf("SOAK db=%s shutdown %s%n", name(db), report);
             }
             long finalBacklog = backlog(monitor);
-            for (Stream s : streams) {
+            for (Feed s : feeds) {
                 System.out.printf("SOAK db=%s queue=%s published=%d handled=%d publish_failures=%d lost=%d"
                         + " handled_twice=%d final_backlog=%d%n", name(db), s.queue, s.published.get(), s.handled.get(),
                         s.publishFailures.get(), s.lost(), s.twice(), finalBacklog);
             }
-            check(db, samples, streams, finalBacklog);
+            check(db, samples, feeds, finalBacklog);
         }
     }
 
@@ -143,8 +143,8 @@ class SoakTest {
      * last ones. They are tolerant of a shared two-core machine, yet a leak or a stalled vacuum
      * that runs for the 30 minutes breaks them; runs of a few minutes check little beyond loss.
      */
-    private static void check(TestDatabase db, List<Sample> samples, List<Stream> streams, long finalBacklog) {
-        for (Stream s : streams) {
+    private static void check(TestDatabase db, List<Sample> samples, List<Feed> feeds, long finalBacklog) {
+        for (Feed s : feeds) {
             // Nothing lost, nothing twice: the broker's steady state is exactly once.
             assertThat(s.publishFailures.get()).as(s.queue + ": failed publishes (last: %s)", s.lastFailure.get())
                     .isZero();
@@ -218,7 +218,7 @@ class SoakTest {
         return autovacuum ? "autovacuum" : "test";
     }
 
-    private static Sample sample(TestDatabase db, Connection c, InboxBroker broker, List<Stream> streams, int minute)
+    private static Sample sample(TestDatabase db, Connection c, InboxBroker broker, List<Feed> feeds, int minute)
             throws SQLException {
         for (int i = 0; i < 2; i++) {
             System.gc();
@@ -227,8 +227,8 @@ class SoakTest {
         int threads = ManagementFactory.getThreadMXBean().getThreadCount();
         HikariDataSource pool = (HikariDataSource) broker.connections().dataSource();
         int poolTotal = pool.getHikariPoolMXBean().getTotalConnections();
-        long published = streams.stream().mapToLong(s -> s.published.get()).sum();
-        long handled = streams.stream().mapToLong(s -> s.handled.get()).sum();
+        long published = feeds.stream().mapToLong(s -> s.published.get()).sum();
+        long handled = feeds.stream().mapToLong(s -> s.handled.get()).sum();
         long backlog = backlog(c);
         int sessions = sessions(db, c);
         long sizeKb = 0;
@@ -344,7 +344,7 @@ class SoakTest {
      * One queue: its publishers, at a fixed rate, and what its handler saw. The counts per job are
      * allocated up front for the whole run, so they do not show as heap growth.
      */
-    private static final class Stream {
+    private static final class Feed {
         final String queue;
         final int rate;
         final int publishers;
@@ -358,7 +358,7 @@ class SoakTest {
         final List<Thread> threads = new ArrayList<>();
         volatile boolean running = true;
 
-        Stream(String queue, int rate, int publishers) {
+        Feed(String queue, int rate, int publishers) {
             this.queue = queue;
             this.rate = rate;
             this.publishers = publishers;
