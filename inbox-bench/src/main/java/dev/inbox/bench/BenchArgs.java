@@ -9,7 +9,7 @@ import java.util.Locale;
  * The benchmark's arguments, each {@code name=value}, all optional:
  *
  * <pre>
- * jobs=5000                      jobs per drain, txdrain and publish measurement
+ * jobs=2000                      jobs per drain, txdrain and publish measurement
  * repeats=1                      measured runs per figure, after a warm-up; the best is reported
  * dbs=postgres,mariadb,sqlite
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
@@ -25,7 +25,7 @@ record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms,
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
 
     static BenchArgs parse(String... args) {
-        int jobs = 5000;
+        int jobs = 2000;
         int repeats = 1;
         List<String> dbs = DATABASES;
         List<ClaimForm> forms = List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK, ClaimForm.ADVISORY);
