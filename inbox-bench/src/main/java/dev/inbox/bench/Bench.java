@@ -57,8 +57,8 @@ public final class Bench {
             bench.database(database(name));
         }
         Path out = Path.of(System.getProperty("bench.out", "target/bench"));
-        String heading = "inbox-bench jobs=" + args.jobs() + " repeats=" + args.repeats() + ", "
-                + Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s";
+        String heading = "inbox-bench " + args.describe() + ", " + Duration.ofNanos(System.nanoTime() - start)
+                .toSeconds() + " s";
         bench.results.write(out, heading);
         List<Results.Throughput> drains = bench.results.throughputs("drain");
         if (!drains.isEmpty()) {

@@ -54,6 +54,17 @@ record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms,
         return new BenchArgs(jobs, repeats, dbs, forms, workers, batches, only);
     }
 
+    /** The arguments as they would be written, for the results' heading. */
+    String describe() {
+        return "jobs=" + jobs + " repeats=" + repeats + " dbs=" + String.join(",", dbs) + " forms="
+                + String.join(",", forms.stream().map(BenchArgs::name).toList()) + " workers=" + join(workers)
+                + " batches=" + join(batches) + " only=" + String.join(",", only);
+    }
+
+    private static String join(List<Integer> numbers) {
+        return String.join(",", numbers.stream().map(String::valueOf).toList());
+    }
+
     boolean runs(String part) {
         return only.contains(part);
     }
