@@ -1,64 +1,71 @@
 package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
-import dev.inbox.Outcome;
-import dev.inbox.Subscription;
-import dev.inbox.dialect.MySqlDialect;
-import dev.inbox.dialect.PostgresDialect;
-import dev.inbox.dialect.SqliteDialect;
-import dev.inbox.engine.BrokerListener;
-import dev.inbox.engine.InboxBroker;
-import dev.inbox.spi.Dialect;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 
 /**
- * Drains a filled queue table through the engine and through a plain JDBC loop doing the same
- * statements, for each database, claim form, worker count and batch size, and prints one line per
- * measurement: {@code BENCH name=drain db=.. form=.. workers=.. batch=.. jobs_per_s=..
- * baseline_jobs_per_s=.. ratio=..}. Lines also go to {@code target/bench/results.txt}.
- *
- * <p>Arguments, all optional: {@code jobs=20000 repeats=2 dbs=postgres,mariadb,sqlite}.
+ * Measures the engine beside a plain JDBC loop of the same statements on the same threads, for
+ * each database, and prints one line per figure:
+ * <pre>
+ * BENCH name=drain|txdrain|publish db=.. form=.. workers=.. batch=.. jobs_per_s=.. baseline_jobs_per_s=.. ratio=..
+ * BENCH name=latency db=.. form=.. workers=1 batch=1 wake=local|notify|poll p50_ms=.. p99_ms=..
+ * </pre>
+ * <ul>
+ *   <li>drain: a filled table drained by no-op handlers, per form, workers and batch;</li>
+ *   <li>txdrain: the same with transactional handlers that insert a row into {@code bench_effects}
+ *       through the delivery's connection, at the largest batch (row lock claims take one row
+ *       each in this mode, so batch 1);</li>
+ *   <li>publish: inserts into an empty lease table, per workers and batch (see {@link PublishBench});</li>
+ *   <li>latency: publish to handler start over 1,000 jobs at a low rate (see {@link LatencyBench}).</li>
+ * </ul>
+ * Before the first figure of each part, database and form the engine and the baseline each run
+ * once on a tenth of the jobs, unmeasured; each figure is then the best (highest jobs per second)
+ * of {@code repeats} runs, engine and baseline taking turns. Lines also go to
+ * {@code inbox-bench/target/bench/results.txt}, tables to {@code results.md} and the drain chart to
+ * {@code drain.png} beside it. Arguments: see {@link BenchArgs}.
  */
 public final class Bench {
-    private final List<String> lines = new ArrayList<>();
+    private static final int LATENCY_JOBS = 1000;
 
-    private Bench() {}
+    private final BenchArgs args;
+    private final Results results = new Results();
+    private final Set<String> warmedUp = new HashSet<>();
+    private int failures;
 
-    public static void main(String[] args) throws Exception {
-        int jobs = 20_000;
-        int repeats = 2;
-        List<String> dbs = List.of("postgres", "mariadb", "sqlite");
-        for (String arg : args) {
-            String[] kv = arg.split("=", 2);
-            switch (kv[0]) {
-                case "jobs" -> jobs = Integer.parseInt(kv[1]);
-                case "repeats" -> repeats = Integer.parseInt(kv[1]);
-                case "dbs" -> dbs = List.of(kv[1].split(","));
-                default -> throw new IllegalArgumentException("unknown argument " + arg + ": use jobs=, repeats=, dbs=");
-            }
+    private Bench(BenchArgs args) {
+        this.args = args;
+    }
+
+    /** A measured run of {@code jobs} jobs; returns jobs per second. */
+    @FunctionalInterface
+    private interface Run {
+        double run(int jobs) throws Exception;
+    }
+
+    public static void main(String[] argv) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        BenchArgs args = BenchArgs.parse(argv);
+        long start = System.nanoTime();
+        Bench bench = new Bench(args);
+        for (String name : args.dbs()) {
+            bench.database(database(name));
         }
-        Bench bench = new Bench();
-        for (String name : dbs) {
-            BenchDatabase db = database(name);
-            for (ClaimForm form : List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK)) {
-                if (db.serves(form)) {
-                    bench.drains(db, form, jobs, repeats);
-                }
-            }
+        Path out = Path.of(System.getProperty("bench.out", "target/bench"));
+        String heading = "inbox-bench " + args.describe() + ", " + Duration.ofNanos(System.nanoTime() - start)
+                .toSeconds() + " s";
+        bench.results.write(out, heading);
+        List<Results.Throughput> drains = bench.results.throughputs("drain");
+        if (!drains.isEmpty()) {
+            Chart.drains(drains, out.resolve("drain.png"));
         }
-        Path out = Path.of("target", "bench", "results.txt");
-        Files.createDirectories(out.getParent());
-        Files.write(out, bench.lines);
-        System.out.println("results in " + out.toAbsolutePath());
-        System.exit(0);
+        System.out.println("results in " + out.toAbsolutePath() + " (" + heading + ")");
+        System.exit(bench.failures == 0 ? 0 : 1);
     }
 
     private static BenchDatabase database(String name) throws IOException {
@@ -67,9 +74,8 @@ public final class Bench {
                     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
             case "mariadb" -> new BenchDatabase(name, env("INBOX_TEST_MARIADB_URL",
                     "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
-            case "sqlite" -> new BenchDatabase(name, "jdbc:sqlite:"
+            default -> new BenchDatabase(name, "jdbc:sqlite:"
                     + Files.createTempDirectory("inbox-bench").resolve("bench.db"));
-            default -> throw new IllegalArgumentException("unknown database " + name);
         };
     }
 
@@ -78,65 +84,121 @@ public final class Bench {
         return value == null || value.isBlank() ? fallback : value;
     }
 
-    private static Dialect dialect(BenchDatabase db) {
-        return switch (db.name()) {
-            case "postgres" -> new PostgresDialect();
-            case "mariadb" -> new MySqlDialect();
-            default -> new SqliteDialect();
-        };
+    private void database(BenchDatabase db) {
+        long start = System.nanoTime();
+        parts(db);
+        System.out.println("# " + db.name() + " took " + Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s");
     }
 
-    private void drains(BenchDatabase db, ClaimForm form, int jobs, int repeats) throws Exception {
-        for (int workers : new int[] {1, 4, 16}) {
-            for (int batch : new int[] {1, 16}) {
-                double engine = 0;
-                double baseline = 0;
-                // A warm-up of each, then the best of the repeats.
-                for (int run = 0; run <= repeats; run++) {
-                    db.fill(form, run == 0 ? jobs / 10 : jobs);
-                    double e = engineDrain(db, form, workers, batch, run == 0 ? jobs / 10 : jobs);
-                    db.fill(form, run == 0 ? jobs / 10 : jobs);
-                    double b = Baseline.drain(db, dialect(db), form, workers, batch, run == 0 ? jobs / 10 : jobs);
-                    if (run > 0) {
-                        engine = Math.max(engine, e);
-                        baseline = Math.max(baseline, b);
+    private void parts(BenchDatabase db) {
+        List<ClaimForm> forms = args.forms().stream().filter(db::serves).toList();
+        if (args.runs("drain")) {
+            for (ClaimForm form : forms) {
+                for (int workers : args.workers()) {
+                    for (int batch : args.batches()) {
+                        drain("drain", db, form, workers, batch);
                     }
                 }
-                report(String.format(Locale.ROOT, "BENCH name=drain db=%s form=%s workers=%d batch=%d jobs_per_s=%.0f"
-                        + " baseline_jobs_per_s=%.0f ratio=%.2f", db.name(), form.name().toLowerCase(Locale.ROOT),
-                        workers, batch, engine, baseline, engine / baseline));
+            }
+        }
+        if (args.runs("publish")) {
+            for (int workers : args.workers()) {
+                for (int batch : args.batches()) {
+                    throughput("publish", db, PublishBench.FORM, workers, batch,
+                            jobs -> PublishBench.engine(db, workers, batch, jobs),
+                            jobs -> PublishBench.baseline(db, workers, batch, jobs));
+                }
+            }
+        }
+        if (args.runs("txdrain")) {
+            for (ClaimForm form : forms) {
+                for (int workers : args.workers()) {
+                    drain("txdrain", db, form, workers, form == ClaimForm.ROW_LOCK ? 1 : args.bestBatch());
+                }
+            }
+        }
+        if (args.runs("latency")) {
+            for (ClaimForm form : forms) {
+                latency(db, form, LatencyBench.Wake.LOCAL);
+                if (db.dialect().listensForNotifications()) {
+                    latency(db, form, LatencyBench.Wake.NOTIFY);
+                    latency(db, form, LatencyBench.Wake.POLL);
+                }
             }
         }
     }
 
-    /** Drains the filled table through a broker with no-op handlers; returns jobs per second. */
-    private static double engineDrain(BenchDatabase db, ClaimForm form, int workers, int batch, int jobs)
-            throws InterruptedException {
-        CountDownLatch settled = new CountDownLatch(jobs);
-        long start = System.nanoTime();
-        InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(workers + 4)
-                .pollInterval(Duration.ofMillis(100))
-                .listener(new BrokerListener() {
-                    @Override
-                    public void settled(String queue, Object id, int attempt, Outcome outcome) {
-                        settled.countDown();
-                    }
-                })
-                .subscribe(Subscription.of("bench", db.spec(form), Object.class, (payload, d) -> Outcome.ack())
-                        .workers(workers).batchSize(batch))
-                .connect();
+    private void drain(String name, BenchDatabase db, ClaimForm form, int workers, int batch) {
+        boolean transactional = name.equals("txdrain");
+        String what = "name=" + name + " db=" + db.name() + " form=" + BenchArgs.name(form) + " workers=" + workers
+                + " batch=" + batch;
+        throughput(name, db, form, workers, batch,
+                jobs -> checked(what + " side=engine", db, transactional, jobs,
+                        EngineDrain.run(db, form, workers, batch, jobs, transactional)),
+                jobs -> {
+                    db.fill(form, jobs);
+                    return checked(what + " side=baseline", db, transactional, jobs,
+                            BaselineDrain.run(db, form, workers, batch, jobs, transactional));
+                });
+    }
+
+    /**
+     * Fails a drain that left jobs in the table; warns when a transactional drain wrote other than
+     * one effect per job (a job delivered twice, or an effect committed without its ack).
+     */
+    private double checked(String what, BenchDatabase db, boolean transactional, int jobs, double jobsPerSecond)
+            throws Exception {
+        long left = db.count(BenchDatabase.TABLE);
+        if (left != 0) {
+            throw new IllegalStateException(what + " settled " + jobs + " jobs, and " + left
+                    + " rows are left in the table");
+        }
+        long effects = transactional ? db.count(BenchDatabase.EFFECTS) : jobs;
+        if (effects != jobs) {
+            results.warn("CHECK " + what + " jobs=" + jobs + " effects=" + effects + ": "
+                    + (effects > jobs ? "jobs were delivered more than once, each time committing its effect"
+                    : "acks committed without their effects"));
+        }
+        return jobsPerSecond;
+    }
+
+    private void throughput(String name, BenchDatabase db, ClaimForm form, int workers, int batch, Run engine,
+            Run baseline) {
+        String what = "name=" + name + " db=" + db.name() + " form=" + BenchArgs.name(form) + " workers=" + workers
+                + " batch=" + batch;
         try {
-            if (!settled.await(10, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("the engine did not drain " + jobs + " jobs in 10 minutes");
+            String group = name + "/" + db.name() + "/" + form;
+            if (warmedUp.add(group)) {
+                int few = Math.max(100, args.jobs() / 10);
+                engine.run(few);
+                baseline.run(few);
             }
-            return jobs / ((System.nanoTime() - start) / 1e9);
-        } finally {
-            broker.shutdown(Duration.ofSeconds(5));
+            double best = 0;
+            double bestBaseline = 0;
+            for (int r = 0; r < args.repeats(); r++) {
+                best = Math.max(best, engine.run(args.jobs()));
+                bestBaseline = Math.max(bestBaseline, baseline.run(args.jobs()));
+            }
+            results.add(new Results.Throughput(name, db.name(), BenchArgs.name(form), workers, batch, best,
+                    bestBaseline));
+        } catch (Exception e) {
+            failed(what, e);
         }
     }
 
-    private void report(String line) {
-        System.out.println(line);
-        lines.add(line);
+    private void latency(BenchDatabase db, ClaimForm form, LatencyBench.Wake wake) {
+        String wakeName = wake.name().toLowerCase(java.util.Locale.ROOT);
+        try {
+            LatencyBench.Percentiles p = LatencyBench.run(db, form, wake, LATENCY_JOBS);
+            results.add(new Results.Latency(db.name(), BenchArgs.name(form), wakeName, p.p50(), p.p99()));
+        } catch (Exception e) {
+            failed("name=latency db=" + db.name() + " form=" + BenchArgs.name(form) + " wake=" + wakeName, e);
+        }
+    }
+
+    private void failed(String what, Exception e) {
+        failures++;
+        results.failed("FAILED " + what + ": " + e);
+        e.printStackTrace();
     }
 }

@@ -1,0 +1,175 @@
+package dev.inbox.bench;
+
+import dev.inbox.InboxSpec;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The advisory lock form by hand. A claim locks rows' keys on the thread's session (one statement
+ * on PostgreSQL and MySQL; on SQLite candidates are read and locked in the process, in a set the
+ * threads share), reads each row again under its lock and counts its attempt; each row's ack
+ * commits on the session, then its lock is released, and the session's locks are all released
+ * after the claim as the engine does when the session goes back to its pool. Transactional: each
+ * row's effect and ack commit together on a second connection, and only then is its lock released.
+ */
+final class AdvisoryLoop implements BaselineLoop {
+    /** As the engine's claim: rows it may read past, whose locks others hold. */
+    private static final int SCAN_EXTRA = 256;
+
+    private final Connection session;
+    private final Connection transaction;
+    private final Dialect dialect;
+    private final String prefix;
+    private final int batch;
+    private final Set<String> inProcessLocks;
+    private final Sql candidates;
+    private final Sql lockCandidates;
+    private final Sql take;
+    private final Sql count;
+    private final Sql unlock;
+    private final Sql unlockAll;
+    private final Sql ack;
+    private final PreparedStatement candidatesPs;
+    private final PreparedStatement takePs;
+    private final PreparedStatement countPs;
+    private final PreparedStatement unlockPs;
+    private final PreparedStatement unlockAllPs;
+    private final PreparedStatement ackPs;
+    private final PreparedStatement effectPs;
+
+    AdvisoryLoop(BenchDatabase db, InboxSpec spec, AdvisoryStatements statements, int batch, boolean transactional,
+            Set<String> inProcessLocks) throws SQLException {
+        this.dialect = db.dialect();
+        this.prefix = spec.table() + ":";
+        this.batch = batch;
+        this.inProcessLocks = inProcessLocks;
+        this.lockCandidates = statements.lockCandidates() == null ? null
+                : new Sql("lock candidates", statements.lockCandidates());
+        this.candidates = new Sql("candidates", statements.candidates());
+        this.take = new Sql("take", statements.take());
+        this.count = statements.count() == null ? null : new Sql("count", statements.count());
+        this.unlock = statements.unlock() == null ? null : new Sql("unlock", statements.unlock());
+        this.unlockAll = statements.unlockAll() == null ? null : new Sql("unlock all", statements.unlockAll());
+        this.ack = new Sql("ack", statements.ack());
+        this.session = db.connect();
+        this.transaction = transactional ? db.connect() : null;
+        if (transactional) {
+            dialect.begin(transaction, spec);
+        }
+        this.candidatesPs = (lockCandidates != null ? lockCandidates : candidates).prepare(session);
+        this.takePs = take.prepare(session);
+        this.countPs = count == null ? null : count.prepare(session);
+        this.unlockPs = unlock == null ? null : unlock.prepare(session);
+        this.unlockAllPs = unlockAll == null ? null : unlockAll.prepare(session);
+        this.ackPs = ack.prepare(transactional ? transaction : session);
+        this.effectPs = transactional ? transaction.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+    }
+
+    @Override
+    public int round() throws SQLException {
+        Instant now = dialect.stored(Instant.now());
+        Map<Object, String> locked = lockCandidates != null ? lockedOnServer(now) : lockedInProcess(now);
+        List<Object> taken = new ArrayList<>();
+        Map<Object, String> keys = new LinkedHashMap<>();
+        for (Map.Entry<Object, String> candidate : locked.entrySet()) {
+            Object id = candidate.getKey();
+            if (takeLocked(id, now)) {
+                taken.add(id);
+                keys.put(id, candidate.getValue());
+            } else {
+                unlock(candidate.getValue()); // settled by another session since the candidates were read
+            }
+        }
+        for (Object id : taken) {
+            if (effectPs != null) {
+                effectPs.setObject(1, id);
+                effectPs.executeUpdate();
+            }
+            ack.set(ackPs, "id", id);
+            if (ackPs.executeUpdate() != 1) {
+                throw new IllegalStateException("the ack of row " + id + " changed no row");
+            }
+            if (transaction != null) {
+                transaction.commit();
+            }
+            unlock(keys.get(id));
+        }
+        if (unlockAllPs != null && !locked.isEmpty()) {
+            unlockAllPs.executeQuery().close();
+        }
+        return taken.size();
+    }
+
+    private Map<Object, String> lockedOnServer(Instant now) throws SQLException {
+        Map<Object, String> locked = new LinkedHashMap<>();
+        lockCandidates.setTime(candidatesPs, "now", now, dialect);
+        lockCandidates.setString(candidatesPs, "prefix", prefix);
+        lockCandidates.setInt(candidatesPs, "scan", batch + SCAN_EXTRA);
+        lockCandidates.setInt(candidatesPs, "limit", batch);
+        try (ResultSet rs = candidatesPs.executeQuery()) {
+            while (rs.next()) {
+                locked.put(rs.getObject(1), prefix + rs.getString(2));
+            }
+        }
+        return locked;
+    }
+
+    private Map<Object, String> lockedInProcess(Instant now) throws SQLException {
+        Map<Object, String> locked = new LinkedHashMap<>();
+        candidates.setTime(candidatesPs, "now", now, dialect);
+        candidates.setInt(candidatesPs, "limit", batch + SCAN_EXTRA);
+        try (ResultSet rs = candidatesPs.executeQuery()) {
+            while (rs.next() && locked.size() < batch) {
+                String key = prefix + rs.getString(2);
+                if (inProcessLocks.add(key)) {
+                    locked.put(rs.getObject(1), key);
+                }
+            }
+        }
+        return locked;
+    }
+
+    private boolean takeLocked(Object id, Instant now) throws SQLException {
+        take.set(takePs, "id", id);
+        take.setTime(takePs, "now", now, dialect);
+        boolean due;
+        try (ResultSet rs = takePs.executeQuery()) {
+            due = !BaselineLoop.ids(rs).isEmpty();
+        }
+        if (due && countPs != null) {
+            count.set(countPs, "id", id);
+            countPs.executeUpdate();
+        }
+        return due;
+    }
+
+    private void unlock(String key) throws SQLException {
+        if (unlockPs == null) {
+            inProcessLocks.remove(key);
+            return;
+        }
+        unlock.setString(unlockPs, "key", key);
+        unlockPs.executeQuery().close();
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try (session) {
+            if (transaction != null) {
+                transaction.rollback();
+                transaction.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.inbox.bench;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.InboxSpec;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The plain JDBC drain the engine is measured against: the same claim and settlement statements
+ * the dialect builds, on the same number of threads and the same batch size, with no engine
+ * around them. Each thread opens its connections and prepares its statements before the clock
+ * starts, then claims and settles until the table's jobs are all done.
+ */
+final class BaselineDrain {
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private BaselineDrain() {}
+
+    /** Drains the filled table; returns jobs per second. */
+    static double run(BenchDatabase db, ClaimForm form, int threads, int batch, int jobs, boolean transactional)
+            throws Exception {
+        Dialect dialect = db.dialect();
+        TableShape shape = db.shape(form);
+        InboxSpec spec = shape.spec();
+        Set<String> inProcessLocks = ConcurrentHashMap.newKeySet();
+        AtomicLong done = new AtomicLong();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(() -> {
+                BaselineLoop loop = null;
+                try {
+                    loop = switch (form) {
+                        case LEASE -> new LeaseLoop(db, spec, dialect.lease(shape), batch, transactional);
+                        case ROW_LOCK -> new RowLockLoop(db, spec, dialect.rowLock(shape), batch, transactional);
+                        case ADVISORY -> new AdvisoryLoop(db, spec, dialect.advisory(shape), batch, transactional,
+                                inProcessLocks);
+                    };
+                } catch (SQLException | RuntimeException e) {
+                    failures.add(e);
+                } finally {
+                    ready.countDown();
+                }
+                if (loop != null) {
+                    try (BaselineLoop open = loop) {
+                        go.await();
+                        drain(open, done, jobs, failures);
+                    } catch (Exception e) {
+                        failures.add(e);
+                    }
+                }
+            }, "baseline-" + t);
+            workers.add(thread);
+            thread.start();
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread thread : workers) {
+            thread.join();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+        return done.get() / seconds;
+    }
+
+    /** Rounds until every job is done; a round that finds nothing claimable waits a moment for rows in work elsewhere. */
+    private static void drain(BaselineLoop loop, AtomicLong done, int jobs, List<Exception> failures)
+            throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (done.get() < jobs && failures.isEmpty()) {
+            int settled = loop.round();
+            if (settled > 0) {
+                done.addAndGet(settled);
+            } else if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the baseline did not drain " + jobs + " jobs in " + TIMEOUT
+                        + "; " + done.get() + " are done");
+            } else {
+                Thread.sleep(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.inbox.bench;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One thread's plain JDBC drain of a claim form: the dialect's own statements, on connections the
+ * thread keeps, with none of the engine around them.
+ */
+interface BaselineLoop extends AutoCloseable {
+
+    /** Claims up to the batch and settles every row claimed; returns how many, 0 when none was claimable. */
+    int round() throws SQLException;
+
+    @Override
+    void close() throws SQLException;
+
+    /** The ids of a claim's result (id, attempt, payload, headers), reading each payload as the engine does. */
+    static List<Object> ids(ResultSet rs) throws SQLException {
+        List<Object> ids = new ArrayList<>();
+        while (rs.next()) {
+            ids.add(rs.getObject(1));
+            rs.getBytes(3);
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,122 @@
+package dev.inbox.bench;
+
+import dev.inbox.ClaimForm;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The benchmark's arguments, each {@code name=value}, all optional:
+ *
+ * <pre>
+ * jobs=2000                      jobs per drain, txdrain and publish measurement
+ * repeats=1                      measured runs per figure, after a warm-up; the best is reported
+ * dbs=postgres,mariadb,sqlite
+ * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
+ * workers=1,4,16
+ * batches=1,16                   claim batch sizes; for publish, 1 is single inserts and more a batch
+ * only=drain,publish,txdrain,latency
+ * </pre>
+ */
+record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
+        List<Integer> batches, List<String> only) {
+
+    static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency");
+    static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
+
+    static BenchArgs parse(String... args) {
+        int jobs = 2000;
+        int repeats = 1;
+        List<String> dbs = DATABASES;
+        List<ClaimForm> forms = List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK, ClaimForm.ADVISORY);
+        List<Integer> workers = List.of(1, 4, 16);
+        List<Integer> batches = List.of(1, 16);
+        List<String> only = PARTS;
+        for (String arg : args) {
+            if (arg.isBlank()) {
+                continue;
+            }
+            String[] kv = arg.split("=", 2);
+            String value = kv.length == 2 ? kv[1].trim() : "";
+            switch (kv[0].trim()) {
+                case "jobs" -> jobs = positive("jobs", value);
+                case "repeats" -> repeats = positive("repeats", value);
+                case "dbs" -> dbs = names("dbs", value, DATABASES);
+                case "forms" -> forms = names("forms", value, List.of("lease", "rowlock", "advisory")).stream()
+                        .map(BenchArgs::form).toList();
+                case "workers" -> workers = numbers("workers", value);
+                case "batches" -> batches = numbers("batches", value);
+                case "only" -> only = names("only", value, PARTS);
+                default -> throw new IllegalArgumentException("unknown argument " + arg
+                        + ": use jobs=, repeats=, dbs=, forms=, workers=, batches=, only=");
+            }
+        }
+        return new BenchArgs(jobs, repeats, dbs, forms, workers, batches, only);
+    }
+
+    /** The arguments as they would be written, for the results' heading. */
+    String describe() {
+        return "jobs=" + jobs + " repeats=" + repeats + " dbs=" + String.join(",", dbs) + " forms="
+                + String.join(",", forms.stream().map(BenchArgs::name).toList()) + " workers=" + join(workers)
+                + " batches=" + join(batches) + " only=" + String.join(",", only);
+    }
+
+    private static String join(List<Integer> numbers) {
+        return String.join(",", numbers.stream().map(String::valueOf).toList());
+    }
+
+    boolean runs(String part) {
+        return only.contains(part);
+    }
+
+    /** The largest batch size asked for: the one the transactional drain uses. */
+    int bestBatch() {
+        return batches.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    /** The name a line prints for a form: {@code lease}, {@code rowlock}, {@code advisory}. */
+    static String name(ClaimForm form) {
+        return form.name().replace("_", "").toLowerCase(Locale.ROOT);
+    }
+
+    private static ClaimForm form(String name) {
+        return switch (name) {
+            case "lease" -> ClaimForm.LEASE;
+            case "rowlock" -> ClaimForm.ROW_LOCK;
+            default -> ClaimForm.ADVISORY;
+        };
+    }
+
+    private static int positive(String name, String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + "=" + value + " is not a number");
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, not " + n);
+        }
+        return n;
+    }
+
+    private static List<Integer> numbers(String name, String value) {
+        List<Integer> numbers = new ArrayList<>();
+        for (String part : value.split(",")) {
+            numbers.add(positive(name, part.trim()));
+        }
+        return List.copyOf(numbers);
+    }
+
+    private static List<String> names(String name, String value, List<String> known) {
+        List<String> names = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String n = part.trim().toLowerCase(Locale.ROOT);
+            if (!known.contains(n)) {
+                throw new IllegalArgumentException(name + "=" + value + ": " + n + " is not one of " + known);
+            }
+            names.add(n);
+        }
+        return List.copyOf(names);
+    }
+}

@@ -1,0 +1,116 @@
+package dev.inbox.bench;
+
+import dev.inbox.InboxSpec;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.LeaseStatements;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The lease form by hand. A claim commits at once (one statement, or select and stamp in one
+ * transaction at READ COMMITTED); each ack commits on its own. Transactional: each row's effect
+ * and ack commit together, on a second connection, as the engine's delivery transaction does.
+ */
+final class LeaseLoop implements BaselineLoop {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final Connection claims;
+    private final Connection settles;
+    private final boolean transactional;
+    private final Dialect dialect;
+    private final int batch;
+    private final Sql claim;
+    private final Sql stamp;
+    private final Sql ack;
+    private final PreparedStatement claimPs;
+    private final PreparedStatement stampPs;
+    private final PreparedStatement ackPs;
+    private final PreparedStatement effectPs;
+
+    LeaseLoop(BenchDatabase db, InboxSpec spec, LeaseStatements statements, int batch, boolean transactional)
+            throws SQLException {
+        this.dialect = db.dialect();
+        this.batch = batch;
+        this.transactional = transactional;
+        boolean stamped = statements.style() == LeaseStatements.ClaimStyle.SELECT_THEN_STAMP;
+        this.claim = new Sql("claim", statements.claim());
+        this.stamp = stamped ? new Sql("stamp", statements.stamp()) : null;
+        this.ack = new Sql("ack", statements.ack());
+        this.claims = db.connect();
+        if (stamped) {
+            claims.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            claims.setAutoCommit(false);
+        }
+        // Acks commit one by one, so they go where no claim transaction is open.
+        this.settles = stamped || transactional ? db.connect() : claims;
+        if (transactional) {
+            dialect.begin(settles, spec);
+        }
+        this.claimPs = claim.prepare(claims);
+        this.stampPs = stamped ? stamp.prepare(claims) : null;
+        this.ackPs = ack.prepare(settles);
+        this.effectPs = transactional ? settles.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+    }
+
+    @Override
+    public int round() throws SQLException {
+        Instant now = Instant.now();
+        Instant expiry = dialect.deadline(now, LEASE);
+        List<Object> ids = claim(dialect.stored(now), expiry);
+        for (Object id : ids) {
+            if (transactional) {
+                effectPs.setObject(1, id);
+                effectPs.executeUpdate();
+            }
+            ack.set(ackPs, "id", id);
+            ack.setTime(ackPs, "token", expiry, dialect);
+            if (ackPs.executeUpdate() != 1) {
+                throw new IllegalStateException("the ack of row " + id + " changed no row");
+            }
+            if (transactional) {
+                settles.commit();
+            }
+        }
+        return ids.size();
+    }
+
+    private List<Object> claim(Instant now, Instant expiry) throws SQLException {
+        claim.setTime(claimPs, "now", now, dialect);
+        claim.setTime(claimPs, "expiry", expiry, dialect);
+        claim.setInt(claimPs, "limit", batch);
+        List<Object> ids;
+        try (ResultSet rs = claimPs.executeQuery()) {
+            ids = BaselineLoop.ids(rs);
+        }
+        if (stampPs != null) {
+            for (Object id : ids) {
+                stamp.setTime(stampPs, "expiry", expiry, dialect);
+                stamp.set(stampPs, "id", id);
+                stampPs.addBatch();
+            }
+            if (!ids.isEmpty()) {
+                stampPs.executeBatch();
+            }
+            claims.commit();
+        }
+        return ids;
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try (claims) {
+            if (settles != claims) {
+                if (!settles.getAutoCommit()) {
+                    settles.rollback();
+                }
+                settles.close();
+            }
+        }
+    }
+}

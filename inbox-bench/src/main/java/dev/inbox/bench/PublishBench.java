@@ -1,0 +1,111 @@
+package dev.inbox.bench;
+
+import dev.inbox.ClaimForm;
+import dev.inbox.Publisher;
+import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+/**
+ * Inserts jobs into an empty lease table through the engine's publisher and through a plain JDBC
+ * loop running the dialect's insert, on the same threads. Batch 1 publishes one job per
+ * transaction ({@code publisher.publish(job)} beside an autocommit insert); a larger batch puts
+ * that many jobs in one transaction. The publisher has no batch method, so the engine's batch is
+ * {@code publish(connection, job)} once per job inside the caller's transaction, beside
+ * {@code addBatch}/{@code executeBatch} of the same insert.
+ */
+final class PublishBench {
+    static final ClaimForm FORM = ClaimForm.LEASE;
+
+    private PublishBench() {}
+
+    /** Returns jobs per second. */
+    static double engine(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
+        db.create(FORM);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(threads + 2)
+                .route(BenchDatabase.QUEUE, db.spec(FORM))
+                .connect();
+        try {
+            Publisher<Job> publisher = broker.publisher(BenchDatabase.QUEUE, Job.class);
+            double seconds = Parallel.time(threads, index -> batch == 1
+                    ? () -> publishSingly(publisher, index, Parallel.share(jobs, threads, index))
+                    : new Parallel.Worker() {
+                        final Connection connection = db.connect();
+
+                        @Override
+                        public void run() throws Exception {
+                            connection.setAutoCommit(false);
+                            int share = Parallel.share(jobs, threads, index);
+                            for (int i = 0; i < share; i++) {
+                                publisher.publish(connection, new Job(i));
+                                if (i % batch == batch - 1 || i == share - 1) {
+                                    connection.commit();
+                                }
+                            }
+                        }
+
+                        @Override
+                        public void close() throws Exception {
+                            connection.close();
+                        }
+                    });
+            check(db, jobs);
+            return jobs / seconds;
+        } finally {
+            broker.shutdown(Duration.ofSeconds(5));
+        }
+    }
+
+    private static void publishSingly(Publisher<Job> publisher, int index, int share) {
+        for (int i = 0; i < share; i++) {
+            publisher.publish(new Job(i));
+        }
+    }
+
+    /** Returns jobs per second. */
+    static double baseline(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
+        db.create(FORM);
+        Dialect dialect = db.dialect();
+        Sql insert = new Sql("insert", dialect.insert(db.shape(FORM)));
+        double seconds = Parallel.time(threads, index -> new Parallel.Worker() {
+            final Connection connection = db.connect();
+            final PreparedStatement ps = insert.prepare(connection);
+
+            @Override
+            public void run() throws Exception {
+                connection.setAutoCommit(batch == 1);
+                int share = Parallel.share(jobs, threads, index);
+                for (int i = 0; i < share; i++) {
+                    insert.setBytes(ps, "payload", Job.json(i));
+                    insert.setTime(ps, "due", null, dialect);
+                    if (batch == 1) {
+                        ps.executeUpdate();
+                        continue;
+                    }
+                    ps.addBatch();
+                    if (i % batch == batch - 1 || i == share - 1) {
+                        ps.executeBatch();
+                        connection.commit();
+                    }
+                }
+            }
+
+            @Override
+            public void close() throws Exception {
+                connection.close();
+            }
+        });
+        check(db, jobs);
+        return jobs / seconds;
+    }
+
+    private static void check(BenchDatabase db, int jobs) throws Exception {
+        long rows = db.count(BenchDatabase.TABLE);
+        if (rows != jobs) {
+            throw new IllegalStateException(db.name() + ": " + rows + " rows were published, not " + jobs);
+        }
+    }
+}

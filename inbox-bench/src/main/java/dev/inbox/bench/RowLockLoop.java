@@ -1,0 +1,84 @@
+package dev.inbox.bench;
+
+import dev.inbox.InboxSpec;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.RowLockStatements;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The row lock form by hand: a claim's transaction locks its rows, deletes each, and commits.
+ * Transactional: one row per claim, its effect written in the claim's transaction, as the
+ * engine's row lock form does.
+ */
+final class RowLockLoop implements BaselineLoop {
+    private final Connection connection;
+    private final Dialect dialect;
+    private final int limit;
+    private final boolean transactional;
+    private final Sql claim;
+    private final Sql stamp;
+    private final Sql ack;
+    private final PreparedStatement claimPs;
+    private final PreparedStatement stampPs;
+    private final PreparedStatement ackPs;
+    private final PreparedStatement effectPs;
+
+    RowLockLoop(BenchDatabase db, InboxSpec spec, RowLockStatements statements, int batch, boolean transactional)
+            throws SQLException {
+        this.dialect = db.dialect();
+        this.limit = transactional ? 1 : batch;
+        this.transactional = transactional;
+        this.claim = new Sql("claim", statements.claim());
+        this.stamp = statements.stamp() == null ? null : new Sql("stamp", statements.stamp());
+        this.ack = new Sql("ack", statements.ack());
+        this.connection = db.connect();
+        // The claims' transactions at the level the engine opens them (READ COMMITTED on MySQL).
+        dialect.begin(connection, spec);
+        this.claimPs = claim.prepare(connection);
+        this.stampPs = stamp == null ? null : stamp.prepare(connection);
+        this.ackPs = ack.prepare(connection);
+        this.effectPs = transactional ? connection.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+    }
+
+    @Override
+    public int round() throws SQLException {
+        claim.setTime(claimPs, "now", dialect.stored(Instant.now()), dialect);
+        claim.setInt(claimPs, "limit", limit);
+        List<Object> ids;
+        try (ResultSet rs = claimPs.executeQuery()) {
+            ids = BaselineLoop.ids(rs);
+        }
+        if (stampPs != null && !ids.isEmpty()) {
+            for (Object id : ids) {
+                stamp.set(stampPs, "id", id);
+                stampPs.addBatch();
+            }
+            stampPs.executeBatch();
+        }
+        for (Object id : ids) {
+            if (transactional) {
+                effectPs.setObject(1, id);
+                effectPs.executeUpdate();
+            }
+            ack.set(ackPs, "id", id);
+            if (ackPs.executeUpdate() != 1) {
+                throw new IllegalStateException("the ack of row " + id + " changed no row");
+            }
+        }
+        connection.commit();
+        return ids.size();
+    }
+
+    @Override
+    public void close() throws SQLException {
+        try (connection) {
+            connection.rollback();
+        }
+    }
+}
