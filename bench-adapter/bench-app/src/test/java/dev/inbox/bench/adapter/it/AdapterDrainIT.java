@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,8 +41,13 @@ class AdapterDrainIT {
     private final List<String> lines = new ArrayList<>();
     private BenchServer server;
     private boolean dumpThreads;
+    /** -Dbench.jfr=true: flight recordings of the server and of this JVM (the engine alone) in target/bench. */
+    private final boolean jfr = Boolean.getBoolean("bench.jfr");
     /** How long after a fill starts its rows fall due: at least twice the longest fill so far. */
     private Duration fillMargin = Duration.ofMillis(1000);
+
+    /** One drain: jobs per second, and the consumer's CPU per job in microseconds (-1 when unknown). */
+    private record Drain(double jobsPerSecond, double cpuMicrosPerJob) {}
 
     /** One measured case: the adapter's queue and the engine's table of the same shape. */
     private record Case(String name, String queue, String table, boolean transactional) {}
@@ -63,14 +70,28 @@ class AdapterDrainIT {
             for (String db : dbs) {
                 BenchTables tables = new BenchTables(db, url(db));
                 tables.create();
-                server.configure(db, List.of("inbox.poll-interval=" + POLL.toMillis() + "ms",
-                        "inbox.queue.bench-lease.workers=" + workers, "inbox.queue.bench-lease.batch-size=" + batch,
-                        "inbox.queue.bench-tx.workers=" + workers, "inbox.queue.bench-tx.batch-size=" + batch));
+                List<String> options = new ArrayList<>(List.of("-Dinbox.poll-interval=" + POLL.toMillis() + "ms",
+                        "-Dinbox.queue.bench-lease.workers=" + workers, "-Dinbox.queue.bench-lease.batch-size=" + batch,
+                        "-Dinbox.queue.bench-tx.workers=" + workers, "-Dinbox.queue.bench-tx.batch-size=" + batch));
+                if (jfr) {
+                    options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                            + resultsDir().resolve("server-" + db + ".jfr"));
+                }
+                server.configure(db, options);
                 long t = System.nanoTime();
                 server.start();
                 System.out.printf(Locale.ROOT, "bench-adapter: server up with handlers open on %s in %.1f s%n", db,
                         (System.nanoTime() - t) / 1e9);
+                // Per subscription: a claim loop, a lease keeper and the workers, each a Work of the adapter.
+                int expected = 2 * (workers + 2);
+                int running = server.awaitAdapterThreads(expected, Duration.ofSeconds(120));
+                System.out.printf(Locale.ROOT, "bench-adapter: %d of the adapter's %d threads running %.1f s after"
+                        + " the start%n", running, expected, (System.nanoTime() - t) / 1e9);
                 InboxBroker engine = engine(tables);
+                Recording recording = jfr ? new Recording(Configuration.getConfiguration("profile")) : null;
+                if (recording != null) {
+                    recording.start();
+                }
                 try {
                     for (Case c : CASES) {
                         dumpThreads = Boolean.getBoolean("bench.threads");
@@ -79,14 +100,17 @@ class AdapterDrainIT {
                 } finally {
                     engine.shutdown(Duration.ofSeconds(5));
                     server.stop();
+                    if (recording != null) {
+                        recording.dump(resultsDir().resolve("engine-" + db + ".jfr"));
+                        recording.close();
+                    }
                 }
                 warnings(server.log());
             }
         } finally {
             server.stop();
             Runtime.getRuntime().removeShutdownHook(stopper);
-            Path results = Path.of(System.getProperty("bench.results", "target/bench/results.txt"));
-            Files.createDirectories(results.getParent());
+            Path results = resultsDir().resolve("results.txt");
             Files.write(results, lines, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             System.out.println("bench-adapter: results appended to " + results.toAbsolutePath());
         }
@@ -98,10 +122,14 @@ class AdapterDrainIT {
         double bestAdapter = 0;
         for (int run = 0; run <= repeats; run++) {
             int n = run == 0 ? Math.max(1, jobs / 4) : jobs;
-            double e = drain(tables, BenchTables.ENGINE, c, n);
-            double a = drain(tables, BenchTables.ADAPTER, c, n);
+            Drain engineRun = drain(tables, BenchTables.ENGINE, c, n);
+            Drain adapterRun = drain(tables, BenchTables.ADAPTER, c, n);
+            double e = engineRun.jobsPerSecond();
+            double a = adapterRun.jobsPerSecond();
             System.out.printf(Locale.ROOT, "bench-adapter: db=%s case=%s run=%s jobs=%d engine=%.0f adapter=%.0f"
-                    + " ratio=%.2f%n", tables.db(), c.name(), run == 0 ? "warm-up" : run, n, e, a, a / e);
+                    + " ratio=%.2f cpu_us_per_job engine=%.0f adapter=%.0f%n", tables.db(), c.name(),
+                    run == 0 ? "warm-up" : run, n, e, a, a / e, engineRun.cpuMicrosPerJob(),
+                    adapterRun.cpuMicrosPerJob());
             if (run > 0) {
                 bestEngine = Math.max(bestEngine, e);
                 bestAdapter = Math.max(bestAdapter, a);
@@ -112,8 +140,11 @@ class AdapterDrainIT {
                 bestEngine, bestAdapter / bestEngine));
     }
 
-    /** Fills the case's table of {@code prefix}, waits for it to drain; returns jobs per second. */
-    private double drain(BenchTables tables, String prefix, Case c, int n) throws Exception {
+    /**
+     * Fills the case's table of {@code prefix} and waits for it to drain; returns the rate and the
+     * CPU the consumer (this JVM for the engine alone, the server's for the adapter) spent per job.
+     */
+    private Drain drain(BenchTables tables, String prefix, Case c, int n) throws Exception {
         String table = prefix + c.table();
         try (Connection watch = tables.connect()) {
             for (int attempt = 1; ; attempt++) {
@@ -137,12 +168,15 @@ class AdapterDrainIT {
                     }
                     continue;
                 }
+                String consumer = prefix.equals(BenchTables.ADAPTER) ? server.pid() : "self";
                 Thread.sleep(Math.max(0, Duration.between(Instant.now(), due).toMillis()));
+                double cpuBefore = ProcessCpu.millis(consumer);
                 if (dumpThreads && prefix.equals(BenchTables.ADAPTER) && n == jobs) {
                     dumpThreads = false;
                     threadDump(tables.db(), c);
                 }
                 Instant end = awaitEmpty(tables, watch, table);
+                double cpuAfter = ProcessCpu.millis(consumer);
                 if (c.transactional()) {
                     long effects = tables.count(watch, prefix + "effects");
                     if (effects != n) {
@@ -150,7 +184,8 @@ class AdapterDrainIT {
                                 + " transactional deliveries; expected one each");
                     }
                 }
-                return n / (Duration.between(due, end).toNanos() / 1e9);
+                return new Drain(n / (Duration.between(due, end).toNanos() / 1e9),
+                        cpuBefore < 0 || cpuAfter < 0 ? -1 : (cpuAfter - cpuBefore) * 1000 / n);
             }
         }
     }
@@ -163,9 +198,7 @@ class AdapterDrainIT {
         Thread dumper = new Thread(() -> {
             try {
                 Thread.sleep(300);
-                Path out = Path.of(System.getProperty("bench.results", "target/bench/results.txt")).resolveSibling(
-                        "threads-" + db + "-" + c.name() + ".txt");
-                Files.createDirectories(out.getParent());
+                Path out = resultsDir().resolve("threads-" + db + "-" + c.name() + ".txt");
                 new ProcessBuilder("jcmd", server.pid(), "Thread.print").redirectErrorStream(true)
                         .redirectOutput(out.toFile()).start().waitFor();
             } catch (Exception e) {
@@ -209,6 +242,12 @@ class AdapterDrainIT {
     private static void warnings(String log) {
         log.lines().filter(l -> l.contains(" W ") || l.contains(" E ")).limit(20)
                 .forEach(l -> System.out.println("bench-adapter: server log: " + l));
+    }
+
+    /** target/bench, where results, thread dumps and recordings go. */
+    private static Path resultsDir() throws java.io.IOException {
+        return Files.createDirectories(Path.of(System.getProperty("bench.results", "target/bench/results.txt"))
+                .toAbsolutePath().getParent());
     }
 
     private void report(String line) {

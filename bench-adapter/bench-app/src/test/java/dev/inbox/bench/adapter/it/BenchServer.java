@@ -18,10 +18,10 @@ final class BenchServer {
     private final Path server = wlp.resolve("usr/servers").resolve(name);
     private boolean started;
 
-    /** Points the server at {@code db} (postgres, mariadb) with these MicroProfile Config values as JVM system properties. */
-    void configure(String db, List<String> systemProperties) throws IOException {
+    /** Points the server at {@code db} (postgres, mariadb) with these JVM options (MicroProfile Config as -D). */
+    void configure(String db, List<String> jvmOptions) throws IOException {
         Files.writeString(server.resolve("bootstrap.properties"), "bench.db=" + db + "\n", StandardCharsets.UTF_8);
-        Files.write(server.resolve("jvm.options"), systemProperties.stream().map(p -> "-D" + p).toList());
+        Files.write(server.resolve("jvm.options"), jvmOptions);
     }
 
     /** Starts the server and waits until the application opened its handlers on the adapter. */
@@ -45,11 +45,37 @@ final class BenchServer {
                 + messages());
     }
 
+    /**
+     * Stops the server without its quiesce stage: the adapter's claim loops and workers are
+     * long-running Work that quiesce waits for in vain (CWWKE1107W, 30 s) until the application
+     * stops and shuts its broker down. The tables are empty by then.
+     */
     void stop() throws IOException, InterruptedException {
         if (started) {
-            run("stop");
+            run("stop", "--force");
             started = false;
         }
+    }
+
+    /**
+     * Waits until {@code expected} threads of the adapter run (named {@code inbox-<queue>-...} once
+     * their Work starts): the WorkManager may queue Work until its thread pool grows. Returns how
+     * many ran when it returned.
+     */
+    int awaitAdapterThreads(int expected, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int running = 0;
+        while (System.nanoTime() < deadline) {
+            Process p = new ProcessBuilder("jcmd", pid(), "Thread.print").redirectErrorStream(true).start();
+            String dump = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            running = (int) dump.lines().filter(l -> l.startsWith("\"inbox-")).count();
+            if (running >= expected) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        return running;
     }
 
     /** The process id of the server's JVM, for thread dumps. */
