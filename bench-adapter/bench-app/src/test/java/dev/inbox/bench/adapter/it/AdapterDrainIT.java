@@ -87,6 +87,11 @@ class AdapterDrainIT {
                 int running = server.awaitAdapterThreads(expected, Duration.ofSeconds(120));
                 System.out.printf(Locale.ROOT, "bench-adapter: %d of the adapter's %d threads running %.1f s after"
                         + " the start%n", running, expected, (System.nanoTime() - t) / 1e9);
+                if (running < expected) {
+                    throw new IllegalStateException("only " + running + " of the adapter's " + expected + " threads run"
+                            + " 120 s after the start: the server's executor keeps its Work queued; raise"
+                            + " <executor coreThreads> in server.xml");
+                }
                 InboxBroker engine = engine(tables);
                 Recording recording = jfr ? new Recording(Configuration.getConfiguration("profile")) : null;
                 if (recording != null) {
