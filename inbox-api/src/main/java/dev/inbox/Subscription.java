@@ -105,6 +105,11 @@ public final class Subscription<T> {
         return with(SubscriptionOption.BATCH_SIZE, rows);
     }
 
+    /** Claimed rows that may wait beside those in work (default: the workers, at most the batch size). */
+    public Subscription<T> prefetch(int rows) {
+        return with(SubscriptionOption.PREFETCH, rows);
+    }
+
     public Subscription<T> maxAttempts(int attempts) {
         return with(SubscriptionOption.MAX_ATTEMPTS, attempts);
     }

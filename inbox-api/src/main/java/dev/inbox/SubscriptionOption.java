@@ -33,6 +33,12 @@ public final class SubscriptionOption<T> {
     /** The most rows one claim takes. */
     public static final SubscriptionOption<Integer> BATCH_SIZE = new SubscriptionOption<>("batch-size", Integer.class,
             16, Integer::valueOf, v -> between(v, 1, 10_000), "The most rows one claim statement takes.");
+    /** Claimed rows that may wait in the subscription's buffer beside those in work. */
+    public static final SubscriptionOption<Integer> PREFETCH = new SubscriptionOption<>("prefetch", Integer.class,
+            null, Integer::valueOf, v -> between(v, 0, 10_000),
+            "Claimed rows that may wait in the subscription's buffer beside those in work: more keeps claims"
+                    + " large and workers fed, fewer holds fewer rows back from other processes behind slow"
+                    + " handlers. Default: as many as the workers, at most batch-size.");
     /** The attempts after which a failing row moves to the dead-letter table. */
     public static final SubscriptionOption<Integer> MAX_ATTEMPTS = new SubscriptionOption<>("max-attempts",
             Integer.class, null, Integer::valueOf, v -> between(v, 1, 32_000),
@@ -54,7 +60,7 @@ public final class SubscriptionOption<T> {
             SubscriptionOption::parseBoolean, v -> { }, "Set false to deploy the handler without claiming.");
 
     private static final List<SubscriptionOption<?>> ALL = List.of(LEASE, POLL_INTERVAL, WORKERS, BATCH_SIZE,
-            MAX_ATTEMPTS, DEAD_LETTER, TRANSACTIONAL, LISTEN_NOTIFY, ENABLED);
+            PREFETCH, MAX_ATTEMPTS, DEAD_LETTER, TRANSACTIONAL, LISTEN_NOTIFY, ENABLED);
 
     private final String name;
     private final Class<T> type;

@@ -36,7 +36,9 @@ final class EngineDrain {
         Set<Object> settledIds = ConcurrentHashMap.newKeySet();
         Subscription<Object> subscription = Subscription.of(BenchDatabase.QUEUE, db.spec(form), Object.class,
                         transactional ? EngineDrain::writeEffect : (payload, delivery) -> Outcome.ack())
-                .workers(workers).batchSize(batch).transactional(transactional);
+                .workers(workers).batchSize(batch).transactional(transactional)
+                // Tuned for throughput, as a drain of a full table wants: a batch may wait beside the workers.
+                .prefetch(batch);
         // Room for every claim, settlement, keeper and delivery transaction, so none waits for the pool.
         InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(2 * workers + 4)
                 .listener(new BrokerListener() {

@@ -8,14 +8,15 @@ import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Inserts jobs into an empty lease table through the engine's publisher and through a plain JDBC
  * loop running the dialect's insert, on the same threads. Batch 1 publishes one job per
  * transaction ({@code publisher.publish(job)} beside an autocommit insert); a larger batch puts
- * that many jobs in one transaction. The publisher has no batch method, so the engine's batch is
- * {@code publish(connection, job)} once per job inside the caller's transaction, beside
- * {@code addBatch}/{@code executeBatch} of the same insert.
+ * that many jobs in one transaction: {@code publisher.publishAll(jobs)} beside
+ * {@code addBatch}/{@code executeBatch} of the same insert and a commit.
  */
 final class PublishBench {
     static final ClaimForm FORM = ClaimForm.LEASE;
@@ -32,30 +33,23 @@ final class PublishBench {
             Publisher<Job> publisher = broker.publisher(BenchDatabase.QUEUE, Job.class);
             double seconds = Parallel.time(threads, index -> batch == 1
                     ? () -> publishSingly(publisher, index, Parallel.share(jobs, threads, index))
-                    : new Parallel.Worker() {
-                        final Connection connection = db.connect();
-
-                        @Override
-                        public void run() throws Exception {
-                            connection.setAutoCommit(false);
-                            int share = Parallel.share(jobs, threads, index);
-                            for (int i = 0; i < share; i++) {
-                                publisher.publish(connection, new Job(i));
-                                if (i % batch == batch - 1 || i == share - 1) {
-                                    connection.commit();
-                                }
-                            }
-                        }
-
-                        @Override
-                        public void close() throws Exception {
-                            connection.close();
-                        }
-                    });
+                    : () -> publishInBatches(publisher, batch, Parallel.share(jobs, threads, index)));
             check(db, jobs);
             return jobs / seconds;
         } finally {
             broker.shutdown(Duration.ofSeconds(5));
+        }
+    }
+
+    /** publishAll: each batch one JDBC batch in one transaction of its own. */
+    private static void publishInBatches(Publisher<Job> publisher, int batch, int share) {
+        List<Job> jobs = new ArrayList<>(batch);
+        for (int i = 0; i < share; i++) {
+            jobs.add(new Job(i));
+            if (jobs.size() == batch || i == share - 1) {
+                publisher.publishAll(jobs);
+                jobs.clear();
+            }
         }
     }
 

@@ -19,6 +19,8 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
     private final DataSource dataSource;
     /** Whether the data source is SQLite, whose transactions lock the whole database; learnt once. */
     private volatile Boolean sqlite;
+    /** The server's UserTransaction, looked up once in the application's context (a JNDI lookup is costly). */
+    private volatile UserTransaction userTransaction;
 
     JtaDeliveryTransactions(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -76,7 +78,12 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
         };
     }
 
-    private static UserTransaction userTransaction() throws NamingException {
-        return (UserTransaction) new InitialContext().lookup("java:comp/UserTransaction");
+    private UserTransaction userTransaction() throws NamingException {
+        UserTransaction known = userTransaction;
+        if (known == null) {
+            known = (UserTransaction) new InitialContext().lookup("java:comp/UserTransaction");
+            userTransaction = known;
+        }
+        return known;
     }
 }

@@ -416,7 +416,7 @@ public final class InboxBroker implements AutoCloseable {
             throw unreachable(e);
         }
         RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
-                subscription.get(SubscriptionOption.BATCH_SIZE),
+                subscription.get(SubscriptionOption.BATCH_SIZE), subscription.find(SubscriptionOption.PREFETCH).orElse(-1),
                 subscription.find(SubscriptionOption.POLL_INTERVAL).orElse(pollInterval), leaseOfQueue,
                 subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0),
                 subscription.find(SubscriptionOption.DEAD_LETTER).isPresent(),

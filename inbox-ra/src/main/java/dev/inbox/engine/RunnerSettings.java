@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * A subscription's options as resolved when it opens (its own, else the broker's).
  *
+ * @param prefetch    rows that may wait beside those in work; -1 for the default
  * @param maxAttempts 0 for no cap
  */
-record RunnerSettings(int workers, int batchSize, Duration pollInterval, Duration lease, int maxAttempts,
+record RunnerSettings(int workers, int batchSize, int prefetch, Duration pollInterval, Duration lease, int maxAttempts,
         boolean deadLetters, boolean transactional) {}

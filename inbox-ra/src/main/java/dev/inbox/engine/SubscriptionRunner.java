@@ -21,9 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * threads that work deliveries from it through the {@link Deliverer}, and in the lease form a
  * {@link LeaseKeeper}.
  *
- * <p>The subscription holds at most {@code workers + min(batchSize, workers)} rows at once, in work
- * or waiting in the buffer; a claim starts when at least half of the waiting room is free and takes
- * up to a batch of what is free, so workers seldom wait for a claim. With small batches several
+ * <p>The subscription holds at most {@code workers + prefetch} rows at once, in work or waiting in
+ * the buffer (prefetch defaults to the workers, at most the batch size); a claim starts when at
+ * least half of the waiting room is free and takes up to a batch of what is free, so workers
+ * seldom wait for a claim. With small batches several
  * claim loops run, enough for every worker to be fed. A batch handler's claim is one unit of work,
  * and its room is counted in units (one waits beside those in work).
  */
@@ -91,9 +92,9 @@ final class SubscriptionRunner {
         this.settings = settings;
         int workers = settings.workers();
         this.batch = form.claimsOneRow() ? 1 : settings.batchSize();
-        // At most one row waits per worker: enough to hide a claim's round trip, and few held back
-        // from other processes behind a slow handler.
-        int ahead = Math.min(batch, workers);
+        // By default at most one row waits per worker: enough to hide a claim's round trip, and few
+        // held back from other processes behind a slow handler.
+        int ahead = settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
         this.room = new Semaphore(batches ? workers + 1 : workers + ahead);
         this.claimAt = batches ? 1 : Math.max(1, ahead / 2);
         // Two claims per batch of workers: one claims while the other's rows are handed out.
