@@ -35,18 +35,23 @@ final class LibertyServer {
     /** Starts the server and waits until the sample answers. */
     void start() throws IOException, InterruptedException {
         run("start", "--clean");
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        // A start takes 4-10 s on an idle machine, and over a minute when other builds load it.
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+        String last = "nothing";
         while (System.nanoTime() < deadline) {
             try {
-                if (get("/health").statusCode() == 200) {
+                HttpResponse<String> health = get("/health");
+                if (health.statusCode() == 200) {
                     return;
                 }
+                last = health.statusCode() + " " + health.body();
             } catch (IOException e) {
-                // not listening yet
+                last = e.toString(); // not listening yet
             }
             Thread.sleep(500);
         }
-        throw new IllegalStateException("the sample did not answer within 120 s; see " + server.resolve("logs"));
+        throw new IllegalStateException("the sample did not answer within 240 s (last: " + last + "); see "
+                + server.resolve("logs"));
     }
 
     /** Stops the server; the resource adapter drains deliveries in work first. */
