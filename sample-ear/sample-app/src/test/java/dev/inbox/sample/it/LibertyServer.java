@@ -54,7 +54,9 @@ final class LibertyServer {
         String last = "nothing";
         while (System.nanoTime() < deadline) {
             try {
-                HttpResponse<String> health = get("/health");
+                // The first request initialises REST and JSON-B: on a loaded machine it outlasts 30 s, and
+                // giving up on it only queues another behind it.
+                HttpResponse<String> health = get("/health", Duration.ofSeconds(120));
                 if (health.statusCode() == 200) {
                     return;
                 }
@@ -113,7 +115,11 @@ final class LibertyServer {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return get(path, Duration.ofSeconds(30));
+    }
+
+    private HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(timeout).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
