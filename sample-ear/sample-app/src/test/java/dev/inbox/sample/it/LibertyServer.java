@@ -10,10 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Open Liberty server that {@code mvn verify} created with the sample EAR, started and stopped
- * by the tests with its own scripts: once per database, and again to show a stop loses no job.
+ * by the tests with its own scripts: once per database, and again to show a stop or a kill loses no job.
  */
 final class LibertyServer {
     static final String BASE = "http://127.0.0.1:9080/sample/api";
@@ -32,26 +35,72 @@ final class LibertyServer {
         Files.write(server.resolve("jvm.options"), systemProperties.stream().map(p -> "-D" + p).toList());
     }
 
-    /** Starts the server and waits until the sample answers. */
+    /** Starts the server afresh (its caches cleared, so it reads the configuration) and waits until the sample answers. */
     void start() throws IOException, InterruptedException {
-        run("start", "--clean");
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        launch("--clean");
+    }
+
+    /** Starts the server as an operator would after a crash (no clean) and waits until the sample answers. */
+    void startAgain() throws IOException, InterruptedException {
+        launch();
+    }
+
+    private void launch(String... options) throws IOException, InterruptedException {
+        List<String> args = new java.util.ArrayList<>(List.of("start"));
+        args.addAll(List.of(options));
+        run(args.toArray(String[]::new));
+        // A start takes 4-10 s on an idle machine, and over a minute when other builds load it.
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+        String last = "nothing";
         while (System.nanoTime() < deadline) {
             try {
-                if (get("/health").statusCode() == 200) {
+                // The first request initialises REST and JSON-B: on a loaded machine it outlasts 30 s, and
+                // giving up on it only queues another behind it.
+                HttpResponse<String> health = get("/health", Duration.ofSeconds(120));
+                if (health.statusCode() == 200) {
                     return;
                 }
+                last = health.statusCode() + " " + health.body();
             } catch (IOException e) {
-                // not listening yet
+                last = e.toString(); // not listening yet
             }
             Thread.sleep(500);
         }
-        throw new IllegalStateException("the sample did not answer within 120 s; see " + server.resolve("logs"));
+        throw new IllegalStateException("the sample did not answer within 240 s (last: " + last + "); see "
+                + server.resolve("logs"));
     }
 
     /** Stops the server; the resource adapter drains deliveries in work first. */
     void stop() throws IOException, InterruptedException {
         run("stop");
+    }
+
+    /**
+     * Kills the server's JVM with {@code kill -9} (no shutdown hook, no drain: as a crash would) and
+     * waits until it is gone. Linux only: the pid is the one {@code server start} wrote to
+     * {@code usr/servers/.pid/defaultServer.pid} (the JVM itself, which the script started in the
+     * background; it is no descendant of this test), checked against the JVM's command line so a
+     * stale file can never kill another process.
+     */
+    void kill() throws IOException, InterruptedException {
+        Path pidFile = wlp.resolve("usr/servers/.pid/defaultServer.pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle jvm = ProcessHandle.of(pid).orElseThrow(
+                () -> new IllegalStateException("no process " + pid + " as " + pidFile + " says: is the server running?"));
+        String command = jvm.info().commandLine().orElse("");
+        if (!command.contains(wlp.toString()) || !command.contains("defaultServer")) {
+            throw new IllegalStateException("process " + pid + " of " + pidFile + " is not this server's JVM: " + command);
+        }
+        Process kill = new ProcessBuilder("kill", "-9", String.valueOf(pid)).redirectErrorStream(true).start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -9 " + pid + " failed: " + out);
+        }
+        try {
+            jvm.onExit().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the server's JVM " + pid + " still runs 30 s after kill -9", e);
+        }
     }
 
     private void run(String... args) throws IOException, InterruptedException {
@@ -66,7 +115,11 @@ final class LibertyServer {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return get(path, Duration.ofSeconds(30));
+    }
+
+    private HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(timeout).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -3,9 +3,13 @@ package dev.inbox.sample.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,7 +19,14 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,6 +38,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SampleOnLibertyIT {
     private static final List<String> TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
             "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered");
+
+    /** The refunds of the kill test: orders apart from those of the other cases. */
+    private static final int ORDERS = 400;
+    private static final long FIRST_ORDER = 100_000;
+    private static final String CRASH_LEASE = "PT5S";
+    private static final Pattern ORDER = Pattern.compile("\"order\"\\s*:\\s*(\\d+)");
 
     private final LibertyServer server = new LibertyServer();
     private String db;
@@ -41,14 +58,19 @@ class SampleOnLibertyIT {
     void theSampleRunsOnEachDatabase(String database) throws Exception {
         db = database;
         dropTables();
-        // MicroProfile Config: a one-second lease for reports instead of the annotation's minute.
-        server.configure(db, List.of("inbox.queue.reports.lease=PT2S", "sample.reports.render-time=PT5S"));
+        // MicroProfile Config: a two-second lease for reports instead of the annotation's minute, and
+        // five seconds instead of the default 30 for refunds and receipts, so that the rows a kill
+        // leaves mid-lease come back within seconds.
+        server.configure(db, List.of("inbox.queue.reports.lease=PT2S", "sample.reports.render-time=PT5S",
+                "inbox.queue.refunds.lease=" + CRASH_LEASE, "inbox.queue.receipts.lease=" + CRASH_LEASE));
         server.start();
 
         refundsAcceptanceCase();
         thumbnails();
         aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive();
         aStopDuringWorkLosesNoJob();
+        assertThat(server.messages()).doesNotContain("LEASE_LOST");
+        aKillDuringALoadOfRefundsLosesNoneAndDoublesNone();
         assertThat(server.messages()).doesNotContain("LEASE_LOST");
     }
 
@@ -105,6 +127,133 @@ class SampleOnLibertyIT {
         assertThat(count("report_jobs")).isZero();
     }
 
+    /**
+     * Reliability: the server killed with {@code kill -9} while a backlog of refunds is in work, then
+     * started again. The load goes straight into {@code refund_jobs} in one insert transaction (the
+     * rows the publisher writes), so every order is known to be queued before the kill and the kill
+     * cuts only the handling: claims, transactions in progress, receipts in work.
+     */
+    private void aKillDuringALoadOfRefundsLosesNoneAndDoublesNone() throws Exception {
+        long deadBefore = count("refund_dead");
+        try (Connection c = connect(); PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO refund_jobs (payload) VALUES (?)")) {
+            c.setAutoCommit(false);
+            for (long order = FIRST_ORDER; order < FIRST_ORDER + ORDERS; order++) {
+                insert.setBytes(1, ("{\"order\":" + order + ",\"amountCents\":" + amount(order)
+                        + ",\"failFirst\":false,\"crashFirst\":false}").getBytes(StandardCharsets.UTF_8));
+                insert.addBatch();
+            }
+            insert.executeBatch();
+            c.commit();
+        }
+        long loaded = System.nanoTime();
+        long deadline = loaded + Duration.ofSeconds(120).toNanos();
+        while (count("refunds WHERE order_id >= " + FIRST_ORDER) < ORDERS / 4) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("after 120 s: not a quarter of the " + ORDERS + " refunds recorded, "
+                        + count("refund_jobs") + " refund jobs left");
+            }
+            Thread.sleep(10);
+        }
+        server.kill();
+        long killed = System.nanoTime();
+        // The restart rolls messages.log, and the next database's start rolls it out: keep the dead server's.
+        Path logs = server.outputDir().resolve("logs");
+        Files.copy(logs.resolve("messages.log"), logs.resolve("killed-" + db + "-messages.log"),
+                StandardCopyOption.REPLACE_EXISTING);
+
+        // What the dead server left: every order recorded or still queued, never both, never neither.
+        long recordedAtKill = count("refunds WHERE order_id >= " + FIRST_ORDER);
+        long refundJobsAtKill = count("refund_jobs");
+        long refundsLeased = count("refund_jobs WHERE locked_until IS NOT NULL");
+        Set<Long> receiptsInWork = receiptOrdersLeased();
+        long receiptJobsAtKill = count("receipt_jobs");
+        assertThat(refundJobsAtKill).as("refund jobs left at the kill: work in flight").isPositive();
+        assertThat(recordedAtKill + refundJobsAtKill).as("orders recorded plus orders queued at the kill")
+                .isEqualTo(ORDERS);
+
+        server.startAgain();
+        long restarted = System.nanoTime();
+        deadline = restarted + Duration.ofSeconds(90).toNanos();
+        while (count("refund_jobs") + count("receipt_jobs") > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("90 s after the restart (refunds and receipts lease " + CRASH_LEASE
+                        + "): " + count("refund_jobs") + " refund jobs (" + count("refund_jobs WHERE locked_until IS NOT NULL")
+                        + " leased) and " + count("receipt_jobs") + " receipt jobs left; see "
+                        + server.outputDir().resolve("logs"));
+            }
+            Thread.sleep(100);
+        }
+        long recovered = System.nanoTime();
+
+        Map<Long, Long> refunds = orders("SELECT order_id, amount_cents FROM refunds WHERE order_id >= " + FIRST_ORDER);
+        Map<Long, Long> receipts = orders("SELECT order_id, COUNT(*) FROM receipts_mailed WHERE order_id >= "
+                + FIRST_ORDER + " GROUP BY order_id");
+        Map<Long, Long> mailedTwice = new TreeMap<>();
+        receipts.forEach((order, n) -> {
+            if (n > 1) {
+                mailedTwice.put(order, n);
+            }
+        });
+        // A refund handled twice would find its order recorded: the handler drops it to refund_dead.
+        long duplicates = count("refund_dead") - deadBefore;
+        System.out.printf("LIBERTY-KILL db=%s orders=%d handled=%d lost=%d duplicates=%d receipts=%d receipts_lost=%d"
+                + " receipts_mailed_twice=%d | at the kill: recorded=%d queued=%d refunds_in_work=%d receipt_jobs=%d"
+                + " receipts_in_work=%d | kill_after_s=%.1f restart_s=%.1f drained_after_restart_s=%.1f"
+                + " kill_to_drained_s=%.1f%n",
+                db, ORDERS, refunds.size(), ORDERS - refunds.size(), duplicates, receipts.size(),
+                ORDERS - receipts.size(), mailedTwice.size(), recordedAtKill, refundJobsAtKill, refundsLeased,
+                receiptJobsAtKill, receiptsInWork.size(), seconds(killed - loaded), seconds(restarted - killed),
+                seconds(recovered - restarted), seconds(recovered - killed));
+
+        assertThat(refunds).as("one record per order, with its amount").hasSize(ORDERS)
+                .allSatisfy((order, cents) -> assertThat(cents).isEqualTo(amount(order)));
+        assertThat(receipts.keySet()).as("a receipt mailed for every order").isEqualTo(refunds.keySet());
+        // The mailer is not transactional: a receipt it mailed just before the kill, whose job it could
+        // not ack, is mailed again once the lease runs out. Only those; any other second receipt would
+        // be a second receipt job, which the refunds' transactions must never leave.
+        assertThat(mailedTwice.keySet()).as("orders mailed twice: only receipts in work at the kill")
+                .isSubsetOf(receiptsInWork);
+        assertThat(mailedTwice.values()).as("at most one more mail for a receipt in work at the kill")
+                .allSatisfy(n -> assertThat(n).isEqualTo(2L));
+        assertThat(duplicates).as("refunds dead-lettered (a second delivery of a recorded order)").isZero();
+    }
+
+    private static long amount(long order) {
+        return order % 997 + 1;
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    /** The orders of the receipt jobs leased at the moment (their JSON payload is {"order":n}). */
+    private Set<Long> receiptOrdersLeased() throws SQLException {
+        Set<Long> orders = new TreeSet<>();
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT payload FROM receipt_jobs WHERE locked_until IS NOT NULL")) {
+            while (rs.next()) {
+                Matcher m = ORDER.matcher(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+                if (!m.find()) {
+                    throw new IllegalStateException("a receipt job without an order");
+                }
+                orders.add(Long.parseLong(m.group(1)));
+            }
+        }
+        return orders;
+    }
+
+    /** The first column of each row of {@code sql} to its second. */
+    private Map<Long, Long> orders(String sql) throws SQLException {
+        Map<Long, Long> out = new TreeMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        return out;
+    }
+
     // ---- the database behind the server ----
 
     private Connection connect() throws SQLException {
@@ -113,8 +262,15 @@ class SampleOnLibertyIT {
                     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
             case "mariadb" -> DriverManager.getConnection(url("inbox.test.mariadb.url",
                     "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
-            default -> DriverManager.getConnection("jdbc:sqlite:" + server.outputDir().resolve("inbox.db"));
+            default -> DriverManager.getConnection("jdbc:sqlite:" + server.outputDir().resolve("inbox.db"), sqlite());
         };
+    }
+
+    /** The server's writers hold the file's lock under load: wait for it as the server does, not fail. */
+    private static Properties sqlite() {
+        Properties p = new Properties();
+        p.setProperty("busy_timeout", "10000");
+        return p;
     }
 
     private static String url(String property, String fallback) {
@@ -134,9 +290,10 @@ class SampleOnLibertyIT {
         }
     }
 
-    private long count(String table) {
+    /** The rows of a table, or of {@code "table WHERE condition"}. */
+    private long count(String rows) {
         try (Connection c = connect(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {
