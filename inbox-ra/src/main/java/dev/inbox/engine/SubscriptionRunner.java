@@ -96,7 +96,7 @@ final class SubscriptionRunner {
         // held back from other processes behind a slow handler.
         int ahead = settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
         this.room = new Semaphore(batches ? workers + 1 : workers + ahead);
-        this.claimAt = batches ? 1 : Math.max(1, ahead / 2);
+        this.claimAt = batches ? 1 : Math.max(1, Math.min(batch, ahead / 2));
         // Two claims per batch of workers: one claims while the other's rows are handed out.
         this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (2 * workers + batch - 1) / batch));
         // Each claim in work keeps a connection, so claims are capped as the connection budget counts them.
@@ -155,7 +155,7 @@ final class SubscriptionRunner {
                     }
                 }
                 if (stopping) {
-                    giveBack(taken, true);
+                    giveBack(taken);
                     break;
                 }
                 wake.clear();
@@ -165,7 +165,7 @@ final class SubscriptionRunner {
                     claimed = form.claim(connections, broker.clock().instant(), wanted);
                     backoff = Duration.ZERO;
                 } catch (SQLException | RuntimeException e) {
-                    giveBack(taken, true);
+                    giveBack(taken);
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
                     broker.listener().databaseFailed(queue, "claim", e);
@@ -203,9 +203,10 @@ final class SubscriptionRunner {
         return taken;
     }
 
-    private void giveBack(int roomTaken, boolean openClaim) {
+    /** Gives back the room and the open claim's place of a claim that holds no rows. */
+    private void giveBack(int roomTaken) {
         room.release(roomTaken);
-        if (openClaim && openClaims != null) {
+        if (openClaims != null) {
             openClaims.release();
         }
     }
@@ -213,7 +214,7 @@ final class SubscriptionRunner {
     /** Puts claimed rows in the buffer, and gives back the room they did not fill. */
     private void dispatch(List<InFlight> claimed, int roomTaken) {
         if (claimed.isEmpty()) {
-            giveBack(roomTaken, true);
+            giveBack(roomTaken);
             return;
         }
         inWork.addAll(claimed);
