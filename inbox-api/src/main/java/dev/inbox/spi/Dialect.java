@@ -54,6 +54,16 @@ public interface Dialect {
     }
 
     /**
+     * True when the driver runs a statement batch in autocommit as one implicit transaction, so it
+     * commits once (PostgreSQL's extended protocol commits at each Sync); the engine then writes a
+     * batch of independent statements, such as acks, without opening a transaction, which saves
+     * the commit's round trip. False where each statement would commit, and wait for the disk, alone.
+     */
+    default boolean batchCommitsOnce() {
+        return false;
+    }
+
+    /**
      * Checks the server where the dialect has a version floor for {@code form}.
      *
      * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed
@@ -76,6 +86,15 @@ public interface Dialect {
             connection.setTransactionIsolation(table.isolation().jdbcLevel());
         }
         connection.setAutoCommit(false);
+    }
+
+    /**
+     * True when {@link #begin} may change the connection's isolation level, so the caller reads
+     * the level first for {@link #end} to restore (else {@code end} is given -1); reading it can
+     * cost a round trip (PostgreSQL). A dialect whose {@code begin} sets a level of its own says so here.
+     */
+    default boolean beginChangesIsolation(InboxSpec table) {
+        return table.isolation() != dev.inbox.Isolation.DEFAULT;
     }
 
     /** Ends what {@link #begin} set, before the connection goes back to its pool; the transaction has ended. */

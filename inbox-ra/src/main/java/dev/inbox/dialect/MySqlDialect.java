@@ -106,6 +106,11 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
+    public boolean beginChangesIsolation(InboxSpec table) {
+        return true; // to READ COMMITTED, where no level is declared
+    }
+
+    @Override
     public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
         connection.setAutoCommit(true);
         if (connection.getTransactionIsolation() != isolationBefore) {

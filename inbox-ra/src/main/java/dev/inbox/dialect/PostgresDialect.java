@@ -50,6 +50,12 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
+    public boolean batchCommitsOnce() {
+        // pgjdbc sends a batch's statements with one Sync, which ends the implicit transaction.
+        return true;
+    }
+
+    @Override
     public String listenChannel(String table) {
         // Table names are plain identifiers, so the channel is one too.
         String channel = "inbox_" + table.replace('.', '_').toLowerCase(java.util.Locale.ROOT);

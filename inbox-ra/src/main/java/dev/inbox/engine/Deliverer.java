@@ -41,6 +41,8 @@ final class Deliverer<T> {
     private final Connections connections;
     private final BrokerListener listener;
     private final FailureLog settlementFailures;
+    /** Writes acks together where the form allows and no delivery transaction carries them; else null. */
+    private final AckBatcher acks;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler,
@@ -59,6 +61,13 @@ final class Deliverer<T> {
         this.settlementFailures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + spec.table(),
                 "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
                         + " a settlement succeeds");
+        this.acks = form.acksTogether() && !settings.transactional() ? new AckBatcher(form, connections,
+                broker.clock(), new AckReports(), 2 * (settings.workers() + settings.batchSize())) : null;
+    }
+
+    /** The writer of acks, for the runner to start and, once its workers are done, close; null for none. */
+    AckBatcher acks() {
+        return acks;
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -329,7 +338,37 @@ final class Deliverer<T> {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
             return settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
         }
+        if (acks != null && outcome.kind() == Outcome.Kind.ACK) {
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return false; // released by shutdown after a cut-off
+                }
+                delivery.markSettled(); // from here on the keeper leaves its token alone
+            }
+            acks.add(delivery);
+            return true;
+        }
         return settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
+    }
+
+    /** Reports the acks written together, as {@link #settle} does one. */
+    private final class AckReports implements AckBatcher.Reports {
+        @Override
+        public void acked(InFlight delivery) {
+            settlementFailures.succeeded();
+            listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
+        }
+
+        @Override
+        public void lost(InFlight delivery, InboxException error) {
+            LOG.log(Level.WARNING, "{0}", error.getMessage());
+            listener.settlementFailed(queue, delivery.id(), Outcome.ack(), error);
+        }
+
+        @Override
+        public void failed(InFlight delivery, Exception error) {
+            Deliverer.this.failed(delivery, Outcome.ack(), error);
+        }
     }
 
     /** One settlement statement (or transaction) of a delivery. */

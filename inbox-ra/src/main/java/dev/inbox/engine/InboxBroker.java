@@ -695,6 +695,7 @@ public final class InboxBroker implements AutoCloseable {
         for (SubscriptionRunner runner : runners.values()) {
             try {
                 runner.stopClaiming(Duration.ofSeconds(5));
+                runner.closeAcks(Duration.ofSeconds(5));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -20,7 +20,7 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
         Connection connection = connections.open();
         int isolation;
         try {
-            isolation = connection.getTransactionIsolation();
+            isolation = dialect.beginChangesIsolation(table) ? connection.getTransactionIsolation() : -1;
             dialect.begin(connection, table);
         } catch (SQLException | RuntimeException e) {
             connection.close();

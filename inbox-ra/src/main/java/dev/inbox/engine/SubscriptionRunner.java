@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>The subscription holds at most {@code workers + prefetch} rows at once, in work or waiting in
  * the buffer (prefetch defaults to the workers, at most the batch size); a claim starts when at
  * least half of the waiting room is free and takes up to a batch of what is free, so workers
- * seldom wait for a claim. With small batches several
- * claim loops run, enough for every worker to be fed. A batch handler's claim is one unit of work,
- * and its room is counted in units (one waits beside those in work).
+ * seldom wait for a claim. Enough claim loops run to keep
+ * the room filled. A batch handler's claim is one unit of work, and its room is counted in units
+ * (one waits beside those in work). Where the form writes acks together, the {@link AckBatcher}
+ * runs beside the workers, and rows whose acks wait for it (2 x (workers + batch) at most) are
+ * held beside those.
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
@@ -97,8 +99,8 @@ final class SubscriptionRunner {
         int ahead = settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
         this.room = new Semaphore(batches ? workers + 1 : workers + ahead);
         this.claimAt = batches ? 1 : Math.max(1, Math.min(batch, ahead / 2));
-        // Two claims per batch of workers: one claims while the other's rows are handed out.
-        this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (2 * workers + batch - 1) / batch));
+        // Enough claims in flight to fill the room (one claims while another's rows are handed out), one per worker at most.
+        this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
         // Each claim in work keeps a connection, so claims are capped as the connection budget counts them.
         this.openClaims = form.claimsHoldConnections() ? new Semaphore(workers + 1) : null;
         this.keeper = form.keepsLeases() ? new LeaseKeeper(queue, table, form, connections, broker.clock(),
@@ -119,6 +121,9 @@ final class SubscriptionRunner {
         }
         if (keeper != null) {
             threads.start("inbox-" + queue + "-keeper", this::keeperLoop);
+        }
+        if (deliverer.acks() != null) {
+            threads.start("inbox-" + queue + "-acks", deliverer.acks()::run);
         }
         for (int i = 1; i <= settings.workers(); i++) {
             threads.start("inbox-" + queue + "-worker-" + i, this::workerLoop);
@@ -352,7 +357,17 @@ final class SubscriptionRunner {
                         + " its delivery is dropped and the row released", queue, delivery.id());
             }
         }
+        closeAcks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(5));
         return cutOff;
+    }
+
+    /** Writes the acks handed over and stops their writer; acks handed over later are written at once. */
+    void closeAcks(Duration wait) throws InterruptedException {
+        AckBatcher acks = deliverer.acks();
+        if (acks != null && !acks.close(wait)) {
+            LOG.log(Level.WARNING, "queue {0}: the acks handed over were not all written within {1} ms", queue,
+                    wait.toMillis());
+        }
     }
 
     /** Advisory lock form: releases the locks of deliveries in work; returns how many. */

@@ -1,5 +1,6 @@
 package dev.inbox.engine.form;
 
+import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
@@ -76,6 +77,25 @@ public interface Form {
     /** True when a claim holds a connection until the last of its rows settles (a transaction, a lock session). */
     default boolean claimsHoldConnections() {
         return false;
+    }
+
+    /**
+     * True when acks of deliveries from different claims can be written together, apart from the
+     * claim and the handler ({@link #ackAll}): the lease form, whose token guards each ack.
+     */
+    default boolean acksTogether() {
+        return false;
+    }
+
+    /**
+     * Acks {@code deliveries} in one transaction of one statement batch; returns for each null
+     * where its ack took effect, or the {@code LEASE_LOST} error where another claim holds the row
+     * now. Only where {@link #acksTogether()}; the caller has marked the deliveries settled, so no
+     * keeper moves their tokens meanwhile.
+     */
+    default List<InboxException> ackAll(ConnectionSource connections, List<InFlight> deliveries, Instant now)
+            throws SQLException {
+        throw new UnsupportedOperationException("this claim form writes each ack with its delivery");
     }
 
     /** True when deliveries in work need a keeper. */

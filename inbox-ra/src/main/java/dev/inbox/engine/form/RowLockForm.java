@@ -59,14 +59,14 @@ public final class RowLockForm implements Form {
 
     /**
      * The open transaction of one claim, how many of its deliveries have yet to settle, and the
-     * acks put off until the last of them: they run as one batch just before the commit.
+     * acks put off until the last of them: they run as one batch just before the commit, stamped
+     * (where acks mark rows processed) with the time of the last.
      */
-    private record Ack(InFlight delivery, Instant at) {}
-
     private static final class Hold {
         final Connection connection;
         final int isolationBefore;
-        final List<Ack> acks = new ArrayList<>();
+        final List<InFlight> acks = new ArrayList<>();
+        Instant lastAck;
         int open;
         boolean settledAny;
         boolean ended;
@@ -99,7 +99,7 @@ public final class RowLockForm implements Form {
         Connection connection = connections.open();
         int isolation;
         try {
-            isolation = connection.getTransactionIsolation();
+            isolation = dialect.beginChangesIsolation(spec) ? connection.getTransactionIsolation() : -1;
             dialect.begin(connection, spec);
         } catch (SQLException | RuntimeException e) {
             connection.close();
@@ -174,7 +174,9 @@ public final class RowLockForm implements Form {
         if (outcome.kind() == Outcome.Kind.ACK && !oneRowPerTransaction) {
             // The row stays locked by the claim's transaction, so its ack can wait for the others'.
             inHold(delivery, connection -> {
-                hold(delivery).acks.add(new Ack(delivery, now));
+                Hold hold = hold(delivery);
+                hold.acks.add(delivery);
+                hold.lastAck = now;
             });
             return;
         }
@@ -236,7 +238,7 @@ public final class RowLockForm implements Form {
     private void finish(Hold hold) throws SQLException {
         try {
             if (!hold.acks.isEmpty()) {
-                runAcks(hold);
+                Settlements.runBatch(hold.connection, ack, hold.acks, Outcome.ack(), hold.lastAck, dialect);
             }
             if (hold.settledAny) {
                 hold.connection.commit();
@@ -248,18 +250,6 @@ public final class RowLockForm implements Form {
             throw e;
         } finally {
             end(hold);
-        }
-    }
-
-    private void runAcks(Hold hold) throws SQLException {
-        boolean stamps = ack.uses("processed");
-        try (PreparedStatement ps = ack.prepare(hold.connection)) {
-            for (Ack done : hold.acks) {
-                ack.set(ps, "id", done.delivery().id());
-                ack.setTime(ps, "processed", stamps ? dialect.stored(done.at()) : null, dialect);
-                ps.addBatch();
-            }
-            ps.executeBatch();
         }
     }
 

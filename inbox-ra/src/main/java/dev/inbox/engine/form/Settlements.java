@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 
 /** The settlement statements every claim form runs alike: which one an outcome takes, and its binding. */
 final class Settlements {
@@ -36,11 +37,37 @@ final class Settlements {
     static int run(Connection connection, Sql sql, InFlight delivery, Outcome outcome, Instant now, Dialect dialect)
             throws SQLException {
         try (PreparedStatement ps = sql.prepare(connection)) {
-            sql.set(ps, "id", delivery.id());
-            sql.setTime(ps, "token", delivery.token(), dialect);
-            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-            sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()), dialect);
+            bind(ps, sql, delivery, outcome, now, dialect);
             return ps.executeUpdate();
         }
+    }
+
+    /**
+     * Runs {@code sql} for each delivery, as one JDBC batch; returns for each whether it changed a
+     * row (true where the driver cannot tell).
+     */
+    static boolean[] runBatch(Connection connection, Sql sql, List<InFlight> deliveries, Outcome outcome,
+            Instant now, Dialect dialect) throws SQLException {
+        int[] counts;
+        try (PreparedStatement ps = sql.prepare(connection)) {
+            for (InFlight delivery : deliveries) {
+                bind(ps, sql, delivery, outcome, now, dialect);
+                ps.addBatch();
+            }
+            counts = ps.executeBatch();
+        }
+        boolean[] changed = new boolean[deliveries.size()];
+        for (int i = 0; i < changed.length; i++) {
+            changed[i] = i >= counts.length || counts[i] != 0;
+        }
+        return changed;
+    }
+
+    private static void bind(PreparedStatement ps, Sql sql, InFlight delivery, Outcome outcome, Instant now,
+            Dialect dialect) throws SQLException {
+        sql.set(ps, "id", delivery.id());
+        sql.setTime(ps, "token", delivery.token(), dialect);
+        sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
+        sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()), dialect);
     }
 }
