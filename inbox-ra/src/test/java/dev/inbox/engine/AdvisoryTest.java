@@ -110,4 +110,56 @@ class AdvisoryTest {
         }
         assertThat(handled).containsExactlyInAnyOrder(1, 2);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TestDatabase.class)
+    void acksWaitLockedForTheClaimsLastDeliveryAndAreThenWrittenTogether(TestDatabase db) throws Exception {
+        TABLE.create(db);
+        CountDownLatch lastStarted = new CountDownLatch(1);
+        CountDownLatch finishLast = new CountDownLatch(1);
+        List<Integer> acked = new CopyOnWriteArrayList<>();
+        List<String> handled = new CopyOnWriteArrayList<>();
+        InboxBroker a = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .listener(new BrokerListener() {
+                    @Override
+                    public void settled(String queue, Object id, int attempt, Outcome outcome) {
+                        acked.add(((Number) id).intValue());
+                    }
+                })
+                .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> {
+                    handled.add("a " + job.n());
+                    if (job.n() == 3) {
+                        lastStarted.countDown();
+                        finishLast.await(20, TimeUnit.SECONDS);
+                    }
+                    return Outcome.ack();
+                }).workers(3).batchSize(3).prefetch(0)) // one claim loop: one claim takes all three
+                .connect();
+        InboxBroker b = null;
+        try {
+            a.publisher("adv", Job.class).publishAll(List.of(new Job(1), new Job(2), new Job(3)));
+            assertThat(lastStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            InboxTestKit.await(() -> acked.size() == 2, Duration.ofSeconds(10), () -> "rows 1 and 2 acked: " + acked);
+            assertThat(db.count(TABLE.name())).as("the acks wait for the claim's last delivery").isEqualTo(3);
+
+            // Another process finds every row of the claim still locked.
+            b = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                    .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> {
+                        handled.add("b " + job.n());
+                        return Outcome.ack();
+                    }))
+                    .connect();
+            Thread.sleep(500);
+            finishLast.countDown();
+            InboxTestKit.await(() -> db.count(TABLE.name()) == 0, Duration.ofSeconds(10), () -> "all three written");
+        } finally {
+            finishLast.countDown();
+            a.shutdown();
+            if (b != null) {
+                b.shutdown();
+            }
+        }
+        assertThat(handled).containsExactlyInAnyOrder("a 1", "a 2", "a 3");
+        assertThat(acked).hasSize(3);
+    }
 }

@@ -24,9 +24,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The advisory lock form. A claim takes a lock on each row's 64-bit key (PostgreSQL
  * {@code pg_try_advisory_lock}, MySQL {@code GET_LOCK}, SQLite in the process) on one session it
- * keeps while the rows' handlers run; nothing is written to hold the rows. A settlement releases
- * its row's lock; a crashed process's locks end with its session. Shutdown releases the locks of
- * deliveries in work: their settlements then fail with {@code CLOSED} and their rows are back.
+ * keeps while the rows' handlers run; nothing is written to hold the rows. The attempts of a
+ * claim's rows are counted in one batch. A settlement releases its row's lock, but for an ack
+ * outside a delivery transaction: the row stays locked, and the acks of a claim's rows are written
+ * in one batch when its last delivery is done, after which the session gives up all its locks (a
+ * crash before then brings those rows back, as it does rows in work). A crashed process's locks end
+ * with its session. Shutdown writes the acks put off and releases the locks of deliveries in work:
+ * their settlements then fail with {@code CLOSED} and their rows are back.
  */
 public final class AdvisoryForm implements Form {
     private static final System.Logger LOG = System.getLogger(AdvisoryForm.class.getName());
@@ -76,11 +80,16 @@ public final class AdvisoryForm implements Form {
         return sql == null ? null : new Sql(name, sql);
     }
 
-    /** The session of one claim: its connection and the keys it holds for deliveries not yet settled. */
+    /**
+     * The session of one claim: its connection, the keys it holds for deliveries not yet settled,
+     * and those of deliveries acked whose rows it deletes when the last is done.
+     */
     private static final class Session {
         final Connection connection;
         final Map<InFlight, String> keys = new LinkedHashMap<>();
-        boolean released;
+        final Map<InFlight, String> acked = new LinkedHashMap<>();
+        Instant lastAck;
+        boolean acksWritten;
 
         Session(Connection connection) {
             this.connection = connection;
@@ -117,6 +126,7 @@ public final class AdvisoryForm implements Form {
                 session.keys.put(row, key);
                 rows.add(row);
             }
+            countAttempts(connection, rows);
             if (rows.isEmpty()) {
                 close(session);
             } else {
@@ -165,7 +175,7 @@ public final class AdvisoryForm implements Form {
         return locked;
     }
 
-    /** Reads the row again under its lock, and counts its attempt; null when it is no longer due. */
+    /** Reads the row again under its lock; null when it is no longer due. */
     private InFlight takeLocked(Connection connection, Object id, Instant now) throws SQLException {
         List<InFlight> rows;
         try (PreparedStatement ps = take.prepare(connection)) {
@@ -175,16 +185,29 @@ public final class AdvisoryForm implements Form {
                 rows = claimed.read(rs, null);
             }
         }
-        if (rows.isEmpty()) {
-            return null;
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /** Counts the attempt of each row taken, in one batch, while their locks are held. */
+    private void countAttempts(Connection connection, List<InFlight> rows) throws SQLException {
+        if (count == null || rows.isEmpty()) {
+            return;
         }
-        if (count != null) {
+        inOneCommit(connection, rows.size(), () -> {
             try (PreparedStatement ps = count.prepare(connection)) {
-                count.set(ps, "id", id);
-                ps.executeUpdate();
+                for (InFlight row : rows) {
+                    count.set(ps, "id", row.id());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
             }
-        }
-        return rows.get(0);
+            return null;
+        });
+    }
+
+    /** Runs a batch of {@code statements} with one commit: as it is where the driver commits a batch once. */
+    private <T> T inOneCommit(Connection connection, int statements, Transactions.Work<T> batch) throws SQLException {
+        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : Transactions.run(connection, -1, batch);
     }
 
     private void unlock(Connection connection, String key) throws SQLException {
@@ -206,6 +229,10 @@ public final class AdvisoryForm implements Form {
             underLock(delivery, session -> 1);
             return;
         }
+        if (outcome.kind() == Outcome.Kind.ACK && !connections.lendsTransaction()) {
+            putOffAck(delivery, now);
+            return;
+        }
         if (connections.lendsTransaction()) {
             // A transactional ack runs in the delivery's transaction, and the lock must outlive it: released
             // before the commit, another claim could take the row while the delete is still uncommitted.
@@ -223,6 +250,44 @@ public final class AdvisoryForm implements Form {
         }
         underLock(delivery, session -> Settlements.run(session, sql, delivery, outcome, now, dialect));
         // underLock has released the lock; a settlement that changed no row found it gone.
+    }
+
+    /** Keeps the row locked until the claim's last delivery is done, and then writes the claim's acks. */
+    private void putOffAck(InFlight delivery, Instant now) throws SQLException {
+        Session session = (Session) delivery.hold();
+        synchronized (session) {
+            String key = heldKey(session, delivery);
+            session.keys.remove(delivery);
+            session.acked.put(delivery, key);
+            session.lastAck = now;
+            if (session.keys.isEmpty()) {
+                try {
+                    writeAcks(session);
+                } finally {
+                    closeWhenDone(session);
+                }
+            }
+        }
+    }
+
+    /**
+     * Deletes (or marks processed) the rows acked on the session, in one batch, while it still
+     * holds their locks. A row found gone was settled by a session that ignored the lock.
+     */
+    private void writeAcks(Session session) throws SQLException {
+        if (session.acksWritten || session.acked.isEmpty()) {
+            return;
+        }
+        session.acksWritten = true;
+        List<InFlight> rows = new ArrayList<>(session.acked.keySet());
+        boolean[] changed = inOneCommit(session.connection, rows.size(),
+                () -> Settlements.runBatch(session.connection, ack, rows, Outcome.ack(), session.lastAck, dialect));
+        for (int i = 0; i < changed.length; i++) {
+            if (!changed[i]) {
+                LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} was no longer there to ack; another"
+                        + " session settled it without its lock", queue, rows.get(i).id(), spec.table());
+            }
+        }
     }
 
     @Override
@@ -325,9 +390,16 @@ public final class AdvisoryForm implements Form {
         closeWhenDone(session);
     }
 
+    /** Once the session holds no delivery in work: writes its acks (if not yet), and gives it back. */
     private void closeWhenDone(Session session) {
         if (session.keys.isEmpty()) {
             sessions.remove(session);
+            try {
+                writeAcks(session);
+            } catch (SQLException | RuntimeException e) {
+                LOG.log(Level.WARNING, "queue {0}: the acks of {1} rows of table {2} did not take effect, so those"
+                        + " rows return: {3}", queue, session.acked.size(), spec.table(), e.getMessage());
+            }
             close(session);
         }
     }
@@ -341,6 +413,7 @@ public final class AdvisoryForm implements Form {
                 }
             } else {
                 session.keys.values().forEach(key -> InProcessLocks.unlock(lockScope + "|" + key));
+                session.acked.values().forEach(key -> InProcessLocks.unlock(lockScope + "|" + key));
             }
         } catch (SQLException e) {
             LOG.log(Level.DEBUG, "closing an advisory lock session failed; the pool discards it", e);
