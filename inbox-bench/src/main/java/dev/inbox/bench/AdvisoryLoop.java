@@ -18,10 +18,10 @@ import java.util.Set;
 /**
  * The advisory lock form by hand. A claim locks rows' keys on the thread's session (one statement
  * on PostgreSQL and MySQL; on SQLite candidates are read and locked in the process, in a set the
- * threads share), reads each row again under its lock and counts its attempt; each row's ack
- * commits on the session, then its lock is released, and the session's locks are all released
- * after the claim as the engine does when the session goes back to its pool. Transactional: each
- * row's effect and ack commit together on a second connection, and only then is its lock released.
+ * threads share), reads each row again under its lock, and counts the attempts in one batch. The
+ * acks follow as one batch with one commit, and then the session's locks are all released, as the
+ * engine does when the session goes back to its pool. Transactional: each row's effect and ack
+ * commit together on a second connection, and only then is its lock released.
  */
 final class AdvisoryLoop implements BaselineLoop {
     /** As the engine's claim: rows it may read past, whose locks others hold. */
@@ -91,19 +91,21 @@ final class AdvisoryLoop implements BaselineLoop {
                 unlock(candidate.getValue()); // settled by another session since the candidates were read
             }
         }
-        for (Object id : taken) {
-            if (effectPs != null) {
+        batch(countPs, count, taken);
+        if (transaction == null) {
+            batch(ackPs, ack, taken);
+            keys.values().forEach(this::unlockInProcess);
+        } else {
+            for (Object id : taken) {
                 effectPs.setObject(1, id);
                 effectPs.executeUpdate();
-            }
-            ack.set(ackPs, "id", id);
-            if (ackPs.executeUpdate() != 1) {
-                throw new IllegalStateException("the ack of row " + id + " changed no row");
-            }
-            if (transaction != null) {
+                ack.set(ackPs, "id", id);
+                if (ackPs.executeUpdate() != 1) {
+                    throw new IllegalStateException("the ack of row " + id + " changed no row");
+                }
                 transaction.commit();
+                unlock(keys.get(id));
             }
-            unlock(keys.get(id));
         }
         if (unlockAllPs != null && !locked.isEmpty()) {
             unlockAllPs.executeQuery().close();
@@ -143,15 +145,39 @@ final class AdvisoryLoop implements BaselineLoop {
     private boolean takeLocked(Object id, Instant now) throws SQLException {
         take.set(takePs, "id", id);
         take.setTime(takePs, "now", now, dialect);
-        boolean due;
         try (ResultSet rs = takePs.executeQuery()) {
-            due = !BaselineLoop.ids(rs).isEmpty();
+            return !BaselineLoop.ids(rs).isEmpty();
         }
-        if (due && countPs != null) {
-            count.set(countPs, "id", id);
-            countPs.executeUpdate();
+    }
+
+    /** Runs {@code sql} for each id as one batch with one commit, on the session. */
+    private void batch(PreparedStatement ps, Sql sql, List<Object> ids) throws SQLException {
+        if (ps == null || ids.isEmpty()) {
+            return;
         }
-        return due;
+        for (Object id : ids) {
+            sql.set(ps, "id", id);
+            ps.addBatch();
+        }
+        boolean commitsOnce = ids.size() == 1 || dialect.batchCommitsOnce();
+        if (!commitsOnce) {
+            session.setAutoCommit(false);
+        }
+        for (int changed : ps.executeBatch()) {
+            if (changed == 0) {
+                throw new IllegalStateException(sql.name() + ": a statement of the batch changed no row");
+            }
+        }
+        if (!commitsOnce) {
+            session.commit();
+            session.setAutoCommit(true);
+        }
+    }
+
+    private void unlockInProcess(String key) {
+        if (unlockPs == null) {
+            inProcessLocks.remove(key);
+        }
     }
 
     private void unlock(String key) throws SQLException {

@@ -25,8 +25,8 @@ final class BaselineDrain {
 
     private BaselineDrain() {}
 
-    /** Drains the filled table; returns jobs per second. */
-    static double run(BenchDatabase db, ClaimForm form, int threads, int batch, int jobs, boolean transactional)
+    /** Drains the filled table. */
+    static Meter.Measured run(BenchDatabase db, ClaimForm form, int threads, int batch, int jobs, boolean transactional)
             throws Exception {
         Dialect dialect = db.dialect();
         TableShape shape = db.shape(form);
@@ -65,16 +65,16 @@ final class BaselineDrain {
             thread.start();
         }
         ready.await();
-        long start = System.nanoTime();
+        Meter meter = Meter.start();
         go.countDown();
         for (Thread thread : workers) {
             thread.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        Meter.Measured measured = meter.stop(done.get());
         if (!failures.isEmpty()) {
             throw failures.get(0);
         }
-        return done.get() / seconds;
+        return measured;
     }
 
     /** Rounds until every job is done; a round that finds nothing claimable waits a moment for rows in work elsewhere. */

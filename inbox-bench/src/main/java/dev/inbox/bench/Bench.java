@@ -5,9 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Measures the engine beside a plain JDBC loop of the same statements on the same threads, for
@@ -24,9 +22,12 @@ import java.util.Set;
  *   <li>publish: inserts into an empty lease table, per workers and batch (see {@link PublishBench});</li>
  *   <li>latency: publish to handler start over 1,000 jobs at a low rate (see {@link LatencyBench}).</li>
  * </ul>
- * Before the first figure of each part, database and form the engine and the baseline each run
- * once on a tenth of the jobs, unmeasured; each figure is then the best (highest jobs per second)
- * of {@code repeats} runs, engine and baseline taking turns. Lines also go to
+ * For each figure the engine and the baseline first run once on {@code jobs} jobs, unmeasured: a
+ * warm-up, and a measure of how many jobs the faster of them does in {@code seconds}. The figure is
+ * then the best (highest jobs per second) of {@code repeats} runs of that many jobs (at least
+ * {@code jobs}, at most 100,000), engine and baseline taking turns, each run timed from its first
+ * claim (or insert) to its last settlement, with the CPU time it took in this JVM and on the
+ * machine. Lines also go to
  * {@code inbox-bench/target/bench/results.txt}, tables to {@code results.md} and the drain chart to
  * {@code drain.png} beside it. Arguments: see {@link BenchArgs}.
  */
@@ -35,17 +36,19 @@ public final class Bench {
 
     private final BenchArgs args;
     private final Results results = new Results();
-    private final Set<String> warmedUp = new HashSet<>();
     private int failures;
 
     private Bench(BenchArgs args) {
         this.args = args;
     }
 
-    /** A measured run of {@code jobs} jobs; returns jobs per second. */
+    /** The most jobs a measured run takes: the drain's table of the benchmark's definition. */
+    private static final int MAX_JOBS = 100_000;
+
+    /** A measured run of {@code jobs} jobs. */
     @FunctionalInterface
     private interface Run {
-        double run(int jobs) throws Exception;
+        Meter.Measured run(int jobs) throws Exception;
     }
 
     public static void main(String[] argv) throws Exception {
@@ -146,8 +149,8 @@ public final class Bench {
      * Fails a drain that left jobs in the table; warns when a transactional drain wrote other than
      * one effect per job (a job delivered twice, or an effect committed without its ack).
      */
-    private double checked(String what, BenchDatabase db, boolean transactional, int jobs, double jobsPerSecond)
-            throws Exception {
+    private Meter.Measured checked(String what, BenchDatabase db, boolean transactional, int jobs,
+            Meter.Measured measured) throws Exception {
         long left = db.count(BenchDatabase.TABLE);
         if (left != 0) {
             throw new IllegalStateException(what + " settled " + jobs + " jobs, and " + left
@@ -159,7 +162,7 @@ public final class Bench {
                     + (effects > jobs ? "jobs were delivered more than once, each time committing its effect"
                     : "acks committed without their effects"));
         }
-        return jobsPerSecond;
+        return measured;
     }
 
     private void throughput(String name, BenchDatabase db, ClaimForm form, int workers, int batch, Run engine,
@@ -167,23 +170,24 @@ public final class Bench {
         String what = "name=" + name + " db=" + db.name() + " form=" + BenchArgs.name(form) + " workers=" + workers
                 + " batch=" + batch;
         try {
-            String group = name + "/" + db.name() + "/" + form;
-            if (warmedUp.add(group)) {
-                int few = Math.max(100, args.jobs() / 10);
-                engine.run(few);
-                baseline.run(few);
-            }
-            double best = 0;
-            double bestBaseline = 0;
+            // An unmeasured first run of each side warms it up and tells how many jobs fill the measured runs.
+            double rate = Math.max(engine.run(args.jobs()).jobsPerS(), baseline.run(args.jobs()).jobsPerS());
+            int jobs = (int) Math.min(MAX_JOBS, Math.max(args.jobs(), Math.round(rate * args.seconds())));
+            Meter.Measured best = null;
+            Meter.Measured bestBaseline = null;
             for (int r = 0; r < args.repeats(); r++) {
-                best = Math.max(best, engine.run(args.jobs()));
-                bestBaseline = Math.max(bestBaseline, baseline.run(args.jobs()));
+                best = faster(best, engine.run(jobs));
+                bestBaseline = faster(bestBaseline, baseline.run(jobs));
             }
-            results.add(new Results.Throughput(name, db.name(), BenchArgs.name(form), workers, batch, best,
+            results.add(new Results.Throughput(name, db.name(), BenchArgs.name(form), workers, batch, jobs, best,
                     bestBaseline));
         } catch (Exception e) {
             failed(what, e);
         }
+    }
+
+    private static Meter.Measured faster(Meter.Measured a, Meter.Measured b) {
+        return a == null || b.jobsPerS() > a.jobsPerS() ? b : a;
     }
 
     private void latency(BenchDatabase db, ClaimForm form, LatencyBench.Wake wake) {

@@ -9,8 +9,11 @@ import java.util.Locale;
  * The benchmark's arguments, each {@code name=value}, all optional:
  *
  * <pre>
- * jobs=2000                      jobs per drain, txdrain and publish measurement
- * repeats=1                      measured runs per figure, after a warm-up; the best is reported
+ * jobs=2000                      jobs of each figure's first, unmeasured run (warm-up and calibration),
+ *                                and the fewest a measured run takes
+ * seconds=2                      how long a measured run should last: it takes the jobs the faster side
+ *                                did in that time in the first run, at most 100,000
+ * repeats=1                      measured runs per figure; the best is reported
  * dbs=postgres,mariadb,sqlite
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
  * workers=1,4,16
@@ -18,7 +21,7 @@ import java.util.Locale;
  * only=drain,publish,txdrain,latency
  * </pre>
  */
-record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
+record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
         List<Integer> batches, List<String> only) {
 
     static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency");
@@ -26,6 +29,7 @@ record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms,
 
     static BenchArgs parse(String... args) {
         int jobs = 2000;
+        int seconds = 2;
         int repeats = 1;
         List<String> dbs = DATABASES;
         List<ClaimForm> forms = List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK, ClaimForm.ADVISORY);
@@ -40,6 +44,7 @@ record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms,
             String value = kv.length == 2 ? kv[1].trim() : "";
             switch (kv[0].trim()) {
                 case "jobs" -> jobs = positive("jobs", value);
+                case "seconds" -> seconds = positive("seconds", value);
                 case "repeats" -> repeats = positive("repeats", value);
                 case "dbs" -> dbs = names("dbs", value, DATABASES);
                 case "forms" -> forms = names("forms", value, List.of("lease", "rowlock", "advisory")).stream()
@@ -48,15 +53,15 @@ record BenchArgs(int jobs, int repeats, List<String> dbs, List<ClaimForm> forms,
                 case "batches" -> batches = numbers("batches", value);
                 case "only" -> only = names("only", value, PARTS);
                 default -> throw new IllegalArgumentException("unknown argument " + arg
-                        + ": use jobs=, repeats=, dbs=, forms=, workers=, batches=, only=");
+                        + ": use jobs=, seconds=, repeats=, dbs=, forms=, workers=, batches=, only=");
             }
         }
-        return new BenchArgs(jobs, repeats, dbs, forms, workers, batches, only);
+        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only);
     }
 
     /** The arguments as they would be written, for the results' heading. */
     String describe() {
-        return "jobs=" + jobs + " repeats=" + repeats + " dbs=" + String.join(",", dbs) + " forms="
+        return "jobs=" + jobs + " seconds=" + seconds + " repeats=" + repeats + " dbs=" + String.join(",", dbs) + " forms="
                 + String.join(",", forms.stream().map(BenchArgs::name).toList()) + " workers=" + join(workers)
                 + " batches=" + join(batches) + " only=" + String.join(",", only);
     }

@@ -25,20 +25,20 @@ final class EngineDrain {
     private EngineDrain() {}
 
     /**
-     * Returns jobs per second. No-op handlers ack; a transactional subscription's handler inserts
+     * Measures the drain. No-op handlers ack; a transactional subscription's handler inserts
      * one row into {@code bench_effects} through the delivery's connection.
      */
-    static double run(BenchDatabase db, ClaimForm form, int workers, int batch, int jobs, boolean transactional)
+    static Meter.Measured run(BenchDatabase db, ClaimForm form, int workers, int batch, int jobs, boolean transactional)
             throws Exception {
         db.create(form);
         CountDownLatch settled = new CountDownLatch(jobs);
         // Each job counts once: a row delivered twice is wasted work, and Bench checks the effects for it.
-        Set<Object> settledIds = ConcurrentHashMap.newKeySet();
+        Set<Object> settledIds = ConcurrentHashMap.newKeySet(2 * jobs); // sized once: no rehash while measured
         Subscription<Object> subscription = Subscription.of(BenchDatabase.QUEUE, db.spec(form), Object.class,
                         transactional ? EngineDrain::writeEffect : (payload, delivery) -> Outcome.ack())
                 .workers(workers).batchSize(batch).transactional(transactional)
-                // Tuned for throughput, as a drain of a full table wants: a batch may wait beside the workers.
-                .prefetch(batch);
+                // Tuned for throughput, as a drain of a full table wants: while one batch is claimed another waits.
+                .prefetch(2 * batch);
         // Room for every claim, settlement, keeper and delivery transaction, so none waits for the pool.
         InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(2 * workers + 4)
                 .listener(new BrokerListener() {
@@ -53,13 +53,13 @@ final class EngineDrain {
                 .connect();
         try {
             db.insertJobs(jobs);
-            long start = System.nanoTime();
+            Meter meter = Meter.start();
             broker.wake(BenchDatabase.QUEUE);
             if (!settled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("the engine did not drain " + jobs + " jobs in " + TIMEOUT + "; "
                         + settled.getCount() + " are left (" + db.name() + ", " + form + ", " + workers + " workers)");
             }
-            return jobs / ((System.nanoTime() - start) / 1e9);
+            return meter.stop(jobs);
         } finally {
             broker.shutdown(Duration.ofSeconds(5));
         }

@@ -14,7 +14,8 @@ import java.util.List;
 
 /**
  * The lease form by hand. A claim commits at once (one statement, or select and stamp in one
- * transaction at READ COMMITTED); each ack commits on its own. Transactional: each row's effect
+ * transaction at READ COMMITTED); the acks of a claim's rows follow as one JDBC batch in one
+ * transaction (one ack in autocommit when the batch size is 1). Transactional: each row's effect
  * and ack commit together, on a second connection, as the engine's delivery transaction does.
  */
 final class LeaseLoop implements BaselineLoop {
@@ -23,6 +24,8 @@ final class LeaseLoop implements BaselineLoop {
     private final Connection claims;
     private final Connection settles;
     private final boolean transactional;
+    /** Acks of a claim go in one batch and one commit: not transactional, batch size above 1. */
+    private final boolean batchedAcks;
     private final Dialect dialect;
     private final int batch;
     private final Sql claim;
@@ -47,9 +50,10 @@ final class LeaseLoop implements BaselineLoop {
             claims.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             claims.setAutoCommit(false);
         }
-        // Acks commit one by one, so they go where no claim transaction is open.
-        this.settles = stamped || transactional ? db.connect() : claims;
-        if (transactional) {
+        this.batchedAcks = !transactional && batch > 1;
+        // Acks commit apart from the claims, so they go where no claim transaction is open.
+        this.settles = stamped || transactional || batchedAcks ? db.connect() : claims;
+        if (transactional || batchedAcks) {
             dialect.begin(settles, spec);
         }
         this.claimPs = claim.prepare(claims);
@@ -63,6 +67,10 @@ final class LeaseLoop implements BaselineLoop {
         Instant now = Instant.now();
         Instant expiry = dialect.deadline(now, LEASE);
         List<Object> ids = claim(dialect.stored(now), expiry);
+        if (batchedAcks) {
+            ackAll(ids, expiry);
+            return ids.size();
+        }
         for (Object id : ids) {
             if (transactional) {
                 effectPs.setObject(1, id);
@@ -78,6 +86,23 @@ final class LeaseLoop implements BaselineLoop {
             }
         }
         return ids.size();
+    }
+
+    private void ackAll(List<Object> ids, Instant expiry) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        for (Object id : ids) {
+            ack.set(ackPs, "id", id);
+            ack.setTime(ackPs, "token", expiry, dialect);
+            ackPs.addBatch();
+        }
+        for (int count : ackPs.executeBatch()) {
+            if (count == 0) {
+                throw new IllegalStateException("an ack of the batch changed no row");
+            }
+        }
+        settles.commit();
     }
 
     private List<Object> claim(Instant now, Instant expiry) throws SQLException {

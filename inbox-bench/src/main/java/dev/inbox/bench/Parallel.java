@@ -24,8 +24,8 @@ final class Parallel {
 
     private Parallel() {}
 
-    /** Seconds from the start of the workers until the last one ends; the first failure is thrown. */
-    static double time(int threads, Opener opener) throws Exception {
+    /** Measures {@code jobs} from the start of the workers until the last one ends; the first failure is thrown. */
+    static Meter.Measured time(int threads, long jobs, Opener opener) throws Exception {
         List<Exception> failures = new CopyOnWriteArrayList<>();
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
@@ -54,16 +54,16 @@ final class Parallel {
             thread.start();
         }
         ready.await();
-        long start = System.nanoTime();
+        Meter meter = Meter.start();
         go.countDown();
         for (Thread thread : started) {
             thread.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        Meter.Measured measured = meter.stop(jobs);
         if (!failures.isEmpty()) {
             throw failures.get(0);
         }
-        return seconds;
+        return measured;
     }
 
     /** How many of {@code jobs} thread {@code index} of {@code threads} takes. */

@@ -23,19 +23,18 @@ final class PublishBench {
 
     private PublishBench() {}
 
-    /** Returns jobs per second. */
-    static double engine(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
+    static Meter.Measured engine(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
         db.create(FORM);
         InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(threads + 2)
                 .route(BenchDatabase.QUEUE, db.spec(FORM))
                 .connect();
         try {
             Publisher<Job> publisher = broker.publisher(BenchDatabase.QUEUE, Job.class);
-            double seconds = Parallel.time(threads, index -> batch == 1
+            Meter.Measured measured = Parallel.time(threads, jobs, index -> batch == 1
                     ? () -> publishSingly(publisher, index, Parallel.share(jobs, threads, index))
                     : () -> publishInBatches(publisher, batch, Parallel.share(jobs, threads, index)));
             check(db, jobs);
-            return jobs / seconds;
+            return measured;
         } finally {
             broker.shutdown(Duration.ofSeconds(5));
         }
@@ -59,12 +58,11 @@ final class PublishBench {
         }
     }
 
-    /** Returns jobs per second. */
-    static double baseline(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
+    static Meter.Measured baseline(BenchDatabase db, int threads, int batch, int jobs) throws Exception {
         db.create(FORM);
         Dialect dialect = db.dialect();
         Sql insert = new Sql("insert", dialect.insert(db.shape(FORM)));
-        double seconds = Parallel.time(threads, index -> new Parallel.Worker() {
+        Meter.Measured measured = Parallel.time(threads, jobs, index -> new Parallel.Worker() {
             final Connection connection = db.connect();
             final PreparedStatement ps = insert.prepare(connection);
 
@@ -93,7 +91,7 @@ final class PublishBench {
             }
         });
         check(db, jobs);
-        return jobs / seconds;
+        return measured;
     }
 
     private static void check(BenchDatabase db, int jobs) throws Exception {

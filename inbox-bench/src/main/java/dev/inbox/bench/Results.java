@@ -13,17 +13,25 @@ import java.util.Locale;
  */
 final class Results {
 
-    /** A throughput figure of the engine beside its baseline. */
-    record Throughput(String name, String db, String form, int workers, int batch, double jobsPerS,
-            double baselineJobsPerS) {
+    /** A throughput figure of the engine beside its baseline, both runs of {@code jobs} jobs. */
+    record Throughput(String name, String db, String form, int workers, int batch, int jobs, Meter.Measured engine,
+            Meter.Measured baseline) {
+        double jobsPerS() {
+            return engine.jobsPerS();
+        }
+
+        double baselineJobsPerS() {
+            return baseline.jobsPerS();
+        }
+
         double ratio() {
-            return jobsPerS / baselineJobsPerS;
+            return jobsPerS() / baselineJobsPerS();
         }
 
         String line() {
             return String.format(Locale.ROOT, "BENCH name=%s db=%s form=%s workers=%d batch=%d jobs_per_s=%.0f"
-                    + " baseline_jobs_per_s=%.0f ratio=%.2f", name, db, form, workers, batch, jobsPerS,
-                    baselineJobsPerS, ratio());
+                    + " baseline_jobs_per_s=%.0f ratio=%.2f", name, db, form, workers, batch, jobsPerS(),
+                    baselineJobsPerS(), ratio());
         }
     }
 
@@ -85,12 +93,17 @@ final class Results {
             if (figures.isEmpty()) {
                 continue;
             }
-            md.append("\n**").append(name).append("** (jobs per second)\n\n")
-                    .append("| db | form | workers | batch | engine | plain JDBC | ratio |\n")
-                    .append("|---|---|---:|---:|---:|---:|---:|\n");
+            md.append("\n**").append(name).append("** (jobs per second; CPU time per job, in this JVM and on the whole"
+                    + " machine with the database, of the measured runs)\n\n")
+                    .append("| db | form | workers | batch | jobs | engine | plain JDBC | ratio"
+                            + " | JVM CPU µs/job, engine / JDBC | machine CPU µs/job, engine / JDBC |\n")
+                    .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Throughput t : figures) {
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.0f | %.2f |%n", t.db(),
-                        t.form(), t.workers(), t.batch(), t.jobsPerS(), t.baselineJobsPerS(), t.ratio()));
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %.0f | %.0f | %.2f | %.0f / %.0f"
+                        + " | %.0f / %.0f |%n", t.db(), t.form(), t.workers(), t.batch(), t.jobs(), t.jobsPerS(),
+                        t.baselineJobsPerS(), t.ratio(), t.engine().processCpuUsPerJob(),
+                        t.baseline().processCpuUsPerJob(), t.engine().machineCpuUsPerJob(),
+                        t.baseline().machineCpuUsPerJob()));
             }
         }
         if (!latencies.isEmpty()) {
