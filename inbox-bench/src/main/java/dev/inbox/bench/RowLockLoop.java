@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * The row lock form by hand: a claim's transaction locks its rows, deletes them in one JDBC
  * batch, and commits.
- * Transactional: one row per claim, its effect written in the claim's transaction, as the
- * engine's row lock form does.
+ * Transactional: one row per claim, its effect written in the claim's transaction after a
+ * savepoint, as the engine's row lock form does (the savepoint lets a retry roll the handler's
+ * writes back and still settle the row under its lock; PostgreSQL makes it a subtransaction).
  */
 final class RowLockLoop implements BaselineLoop {
     private final Connection connection;
@@ -64,6 +65,7 @@ final class RowLockLoop implements BaselineLoop {
         }
         for (Object id : ids) {
             if (transactional) {
+                connection.setSavepoint();
                 effectPs.setObject(1, id);
                 effectPs.executeUpdate();
             }

@@ -82,7 +82,8 @@ class AdapterDrainIT {
                 server.start();
                 System.out.printf(Locale.ROOT, "bench-adapter: server up with handlers open on %s in %.1f s%n", db,
                         (System.nanoTime() - t) / 1e9);
-                // Per subscription: a claim loop, a lease keeper and the workers, each a Work of the adapter.
+                // Per subscription at least a claim loop, a lease keeper and the workers, each a Work of the
+                // adapter (a lease subscription outside transactions also runs its ack writer).
                 int expected = 2 * (workers + 2);
                 int running = server.awaitAdapterThreads(expected, Duration.ofSeconds(120));
                 System.out.printf(Locale.ROOT, "bench-adapter: %d of the adapter's %d threads running %.1f s after"
@@ -121,12 +122,13 @@ class AdapterDrainIT {
         }
     }
 
-    /** A warm-up of each, then the best of the repeats, engine and adapter alternating. */
+    /** A warm-up run of each, then the best of the repeats, engine and adapter alternating. */
     private void measure(BenchTables tables, InboxBroker engine, Case c) throws Exception {
         double bestEngine = 0;
         double bestAdapter = 0;
         for (int run = 0; run <= repeats; run++) {
-            int n = run == 0 ? Math.max(1, jobs / 4) : jobs;
+            // The warm-up is a whole run: the server's JIT needs about that before its figures settle.
+            int n = jobs;
             Drain engineRun = drain(tables, BenchTables.ENGINE, c, n);
             Drain adapterRun = drain(tables, BenchTables.ADAPTER, c, n);
             double e = engineRun.jobsPerSecond();
