@@ -90,6 +90,7 @@ public final class AdvisoryForm implements Form {
         final Map<InFlight, String> acked = new LinkedHashMap<>();
         Instant lastAck;
         boolean acksWritten;
+        boolean closed;
 
         Session(Connection connection) {
             this.connection = connection;
@@ -406,6 +407,10 @@ public final class AdvisoryForm implements Form {
 
     /** Gives the session back to its pool with no lock left on it. */
     private void close(Session session) {
+        if (session.closed) {
+            return; // its in-process locks may be another session's by now
+        }
+        session.closed = true;
         try (Connection connection = session.connection) {
             if (unlockAll != null) {
                 try (PreparedStatement ps = unlockAll.prepare(connection)) {
