@@ -194,7 +194,7 @@ public final class AdvisoryForm implements Form {
         if (count == null || rows.isEmpty()) {
             return;
         }
-        inOneCommit(connection, rows.size(), () -> {
+        Transactions.inOneCommit(connection, dialect, rows.size(), () -> {
             try (PreparedStatement ps = count.prepare(connection)) {
                 for (InFlight row : rows) {
                     count.set(ps, "id", row.id());
@@ -204,11 +204,6 @@ public final class AdvisoryForm implements Form {
             }
             return null;
         });
-    }
-
-    /** Runs a batch of {@code statements} with one commit: as it is where the driver commits a batch once. */
-    private <T> T inOneCommit(Connection connection, int statements, Transactions.Work<T> batch) throws SQLException {
-        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : Transactions.run(connection, -1, batch);
     }
 
     private void unlock(Connection connection, String key) throws SQLException {
@@ -281,7 +276,7 @@ public final class AdvisoryForm implements Form {
         }
         session.acksWritten = true;
         List<InFlight> rows = new ArrayList<>(session.acked.keySet());
-        boolean[] changed = inOneCommit(session.connection, rows.size(),
+        boolean[] changed = Transactions.inOneCommit(session.connection, dialect, rows.size(),
                 () -> Settlements.runBatch(session.connection, ack, rows, Outcome.ack(), session.lastAck, dialect));
         for (int i = 0; i < changed.length; i++) {
             if (!changed[i]) {

@@ -172,18 +172,10 @@ public final class LeaseForm implements Form {
     @Override
     public List<InboxException> ackAll(ConnectionSource connections, List<InFlight> deliveries, Instant now)
             throws SQLException {
-        boolean[] took;
-        if (deliveries.size() == 1) {
-            took = new boolean[] {connections.use(connection ->
-                    Settlements.run(connection, ack, deliveries.get(0), Outcome.ack(), now, dialect) == 1)};
-        } else if (dialect.batchCommitsOnce()) {
-            took = connections.use(connection -> Settlements.runBatch(connection, ack, deliveries, Outcome.ack(), now,
-                    dialect));
-        } else {
-            // One commit for all: where commits wait for the disk, that is most of the saving.
-            took = connections.use(connection -> Transactions.run(connection, -1,
-                    () -> Settlements.runBatch(connection, ack, deliveries, Outcome.ack(), now, dialect)));
-        }
+        // One commit for all: where commits wait for the disk, that is most of the saving.
+        boolean[] took = connections.use(connection -> Transactions.inOneCommit(connection, dialect,
+                deliveries.size(), () -> Settlements.runBatch(connection, ack, deliveries, Outcome.ack(), now,
+                        dialect)));
         List<InboxException> lost = new ArrayList<>(deliveries.size());
         for (int i = 0; i < took.length; i++) {
             lost.add(took[i] ? null : lost(deliveries.get(i), "ack"));

@@ -1,5 +1,6 @@
 package dev.inbox.engine.form;
 
+import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -38,6 +39,16 @@ public final class Transactions {
                 connection.setTransactionIsolation(previous);
             }
         }
+    }
+
+    /**
+     * Runs a batch of {@code statements} independent statements on an autocommit connection so
+     * that they commit once: as they are where that is one statement or the driver commits a batch
+     * once ({@link Dialect#batchCommitsOnce()}), else in a transaction.
+     */
+    public static <T> T inOneCommit(Connection connection, Dialect dialect, int statements, Work<T> batch)
+            throws SQLException {
+        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : run(connection, -1, batch);
     }
 
     /** Rolls back, keeping a failure of the rollback as suppressed by {@code cause}. */
