@@ -163,11 +163,7 @@ final class AdvisoryLoop implements BaselineLoop {
         if (!commitsOnce) {
             session.setAutoCommit(false);
         }
-        for (int changed : ps.executeBatch()) {
-            if (changed == 0) {
-                throw new IllegalStateException(sql.name() + ": a statement of the batch changed no row");
-            }
-        }
+        BaselineLoop.executeChangingEach(ps, sql.name());
         if (!commitsOnce) {
             session.commit();
             session.setAutoCommit(true);

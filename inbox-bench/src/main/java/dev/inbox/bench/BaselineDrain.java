@@ -6,12 +6,9 @@ import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,62 +23,45 @@ final class BaselineDrain {
     private BaselineDrain() {}
 
     /** Drains the filled table. */
-    static Meter.Measured run(BenchDatabase db, ClaimForm form, int threads, int batch, int jobs, boolean transactional)
-            throws Exception {
+    static Meter.Measured run(BenchDatabase db, ClaimForm form, int threads, int batch, int jobs,
+            boolean transactional) throws Exception {
         Dialect dialect = db.dialect();
         TableShape shape = db.shape(form);
         InboxSpec spec = shape.spec();
         Set<String> inProcessLocks = ConcurrentHashMap.newKeySet();
         AtomicLong done = new AtomicLong();
-        List<Exception> failures = new CopyOnWriteArrayList<>();
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            Thread thread = new Thread(() -> {
-                BaselineLoop loop = null;
-                try {
-                    loop = switch (form) {
-                        case LEASE -> new LeaseLoop(db, spec, dialect.lease(shape), batch, transactional);
-                        case ROW_LOCK -> new RowLockLoop(db, spec, dialect.rowLock(shape), batch, transactional);
-                        case ADVISORY -> new AdvisoryLoop(db, spec, dialect.advisory(shape), batch, transactional,
-                                inProcessLocks);
-                    };
-                } catch (SQLException | RuntimeException e) {
-                    failures.add(e);
-                } finally {
-                    ready.countDown();
-                }
-                if (loop != null) {
-                    try (BaselineLoop open = loop) {
-                        go.await();
-                        drain(open, done, jobs, failures);
+        AtomicBoolean failed = new AtomicBoolean();
+        return Parallel.time(threads, jobs, index -> {
+            BaselineLoop loop = switch (form) {
+                case LEASE -> new LeaseLoop(db, spec, dialect.lease(shape), batch, transactional);
+                case ROW_LOCK -> new RowLockLoop(db, spec, dialect.rowLock(shape), batch, transactional);
+                case ADVISORY -> new AdvisoryLoop(db, spec, dialect.advisory(shape), batch, transactional,
+                        inProcessLocks);
+            };
+            return new Parallel.Worker() {
+                @Override
+                public void run() throws Exception {
+                    try {
+                        drain(loop, done, jobs, failed);
                     } catch (Exception e) {
-                        failures.add(e);
+                        failed.set(true); // the other threads stop too
+                        throw e;
                     }
                 }
-            }, "baseline-" + t);
-            workers.add(thread);
-            thread.start();
-        }
-        ready.await();
-        Meter meter = Meter.start();
-        go.countDown();
-        for (Thread thread : workers) {
-            thread.join();
-        }
-        Meter.Measured measured = meter.stop(done.get());
-        if (!failures.isEmpty()) {
-            throw failures.get(0);
-        }
-        return measured;
+
+                @Override
+                public void close() throws Exception {
+                    loop.close();
+                }
+            };
+        });
     }
 
     /** Rounds until every job is done; a round that finds nothing claimable waits a moment for rows in work elsewhere. */
-    private static void drain(BaselineLoop loop, AtomicLong done, int jobs, List<Exception> failures)
+    private static void drain(BaselineLoop loop, AtomicLong done, int jobs, AtomicBoolean failed)
             throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (done.get() < jobs && failures.isEmpty()) {
+        while (done.get() < jobs && !failed.get()) {
             int settled = loop.round();
             if (settled > 0) {
                 done.addAndGet(settled);

@@ -1,5 +1,6 @@
 package dev.inbox.bench;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -25,5 +26,14 @@ interface BaselineLoop extends AutoCloseable {
             rs.getBytes(3);
         }
         return ids;
+    }
+
+    /** Runs the batch of {@code ps}; throws when one of its statements (named {@code what}) changed no row. */
+    static void executeChangingEach(PreparedStatement ps, String what) throws SQLException {
+        for (int count : ps.executeBatch()) {
+            if (count == 0) {
+                throw new IllegalStateException(what + ": a statement of the batch changed no row");
+            }
+        }
     }
 }

@@ -97,11 +97,7 @@ final class LeaseLoop implements BaselineLoop {
             ack.setTime(ackPs, "token", expiry, dialect);
             ackPs.addBatch();
         }
-        for (int count : ackPs.executeBatch()) {
-            if (count == 0) {
-                throw new IllegalStateException("an ack of the batch changed no row");
-            }
-        }
+        BaselineLoop.executeChangingEach(ackPs, ack.name());
         settles.commit();
     }
 

@@ -73,11 +73,7 @@ final class RowLockLoop implements BaselineLoop {
             ackPs.addBatch();
         }
         if (!ids.isEmpty()) {
-            for (int count : ackPs.executeBatch()) {
-                if (count == 0) {
-                    throw new IllegalStateException("an ack of the batch changed no row");
-                }
-            }
+            BaselineLoop.executeChangingEach(ackPs, ack.name());
         }
         connection.commit();
         return ids.size();
