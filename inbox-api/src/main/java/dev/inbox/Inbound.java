@@ -10,10 +10,13 @@ import java.lang.annotation.Target;
  * {@code @Observes} marks an observer's.
  *
  * <pre>{@code
- * public Outcome thumbnail(@Inbound(queue = "thumbnails", table = MakeThumbnail.class) Image image) { ... }
+ * public Outcome thumbnail(@Inbound(queue = "thumbnails", table = MakeThumbnail.class, workers = 2) Image image) { ... }
  * }</pre>
  *
- * Every option may be overridden by MicroProfile Config as {@code inbox.queue.<queue>.<option>}.
+ * Each attribute after {@code table} sets the {@link SubscriptionOption} of the same name, and is
+ * unset by default ({@code -1}, {@code ""}, or no value for a flag): an unset option takes
+ * {@code inbox.<option>} from MicroProfile Config, else its default. {@code inbox.queue.<queue>.<option>}
+ * overrides what the annotation sets.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.PARAMETER)
@@ -24,27 +27,33 @@ public @interface Inbound {
     /** The {@link InboxTable} record describing the queue's table. */
     Class<?> table();
 
-    /** The lease, such as {@code 30s} or {@code PT1M}; empty for the broker's. */
+    /** {@link SubscriptionOption#LEASE}, such as {@code 30s} or {@code PT1M}. */
     String lease() default "";
 
-    /** The poll interval; empty for the broker's. */
+    /** {@link SubscriptionOption#POLL_INTERVAL}, such as {@code 500ms}. */
     String pollInterval() default "";
 
-    /** Deliveries running at once. */
-    int workers() default 1;
+    /** {@link SubscriptionOption#WORKERS}: deliveries running at once. */
+    int workers() default -1;
 
-    /** The most rows one claim takes. */
-    int batchSize() default 16;
+    /** {@link SubscriptionOption#BATCH_SIZE}: the most rows one claim takes. */
+    int batchSize() default -1;
 
-    /** Attempts before a row moves to {@link #deadLetter()}; 0 for no cap. */
-    int maxAttempts() default 0;
+    /** {@link SubscriptionOption#PREFETCH}: claimed rows that may wait beside those in work. */
+    int prefetch() default -1;
 
-    /** The dead-letter table; empty for none. */
+    /** {@link SubscriptionOption#MAX_ATTEMPTS}: attempts before a row moves to {@link #deadLetter()}. */
+    int maxAttempts() default -1;
+
+    /** {@link SubscriptionOption#DEAD_LETTER}: the dead-letter table. */
     String deadLetter() default "";
 
-    /** Run each delivery in one transaction with its settlement. */
-    boolean transactional() default false;
+    /** {@link SubscriptionOption#TRANSACTIONAL}: {@code transactional = true} runs each delivery in one transaction with its settlement. */
+    boolean[] transactional() default {};
 
-    /** Whether the subscription claims at all. */
-    boolean enabled() default true;
+    /** {@link SubscriptionOption#LISTEN_NOTIFY}: {@code listenNotify = true} wakes on PostgreSQL NOTIFY. */
+    boolean[] listenNotify() default {};
+
+    /** {@link SubscriptionOption#ENABLED}: {@code enabled = false} deploys the handler without claiming. */
+    boolean[] enabled() default {};
 }

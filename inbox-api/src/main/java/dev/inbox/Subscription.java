@@ -130,10 +130,18 @@ public final class Subscription<T> {
         return with(SubscriptionOption.ENABLED, on);
     }
 
-    /** The value set for {@code option}, else its default; empty where neither exists. */
+    /** The value set for {@code option} on this subscription; empty where none was set. */
+    public <V> Optional<V> setting(SubscriptionOption<V> option) {
+        return Optional.ofNullable(option.type().cast(options.get(option)));
+    }
+
+    /**
+     * The value set for {@code option}, else its default; empty where neither exists. A broker
+     * applies its own value of a {@linkplain SubscriptionOption#brokerWide() broker-wide} option
+     * instead of the default.
+     */
     public <V> Optional<V> find(SubscriptionOption<V> option) {
-        Object v = options.get(option);
-        return Optional.ofNullable(v == null ? option.defaultValue() : option.type().cast(v));
+        return setting(option).or(() -> Optional.ofNullable(option.defaultValue()));
     }
 
     /** The value set for {@code option}, else its default. */

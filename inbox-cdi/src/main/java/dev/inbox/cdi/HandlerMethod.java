@@ -5,6 +5,7 @@ import dev.inbox.Inbound;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
+import dev.inbox.SubscriptionOption;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedParameter;
 import jakarta.enterprise.inject.spi.Bean;
@@ -93,7 +94,14 @@ final class HandlerMethod {
             throw problem(method, "returns " + returns.getTypeName() + ": return " + (batch ? "List<Outcome>" : "Outcome")
                     + ", or void to ack on return");
         }
-        if (batch && inbound.transactional()) {
+        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+            try {
+                option.fromAnnotation(inbound);
+            } catch (InboxException e) {
+                throw problem(method, "has an @Inbound attribute it cannot use: " + e.detail());
+            }
+        }
+        if (batch && SubscriptionOption.TRANSACTIONAL.fromAnnotation(inbound).orElse(false)) {
             throw problem(method, "is a batch handler declared transactional: transactional deliveries are single;"
                     + " take one payload, or remove transactional = true");
         }

@@ -18,7 +18,6 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,10 +64,14 @@ public class InboxStartup {
             subscriptions.add(QueueOptions.apply(subscription(handler), handler.inbound(), config));
             routes.put(handler.queue(), handler.table());
         }
+        Map<SubscriptionOption<?>, Object> settings = new LinkedHashMap<>();
+        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+            if (option.brokerWide()) {
+                QueueOptions.configured(config, option, option.globalKey()).ifPresent(v -> settings.put(option, v));
+            }
+        }
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
-                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
-                setting(config, SubscriptionOption.LEASE), setting(config, SubscriptionOption.POLL_INTERVAL),
-                config.getOptionalValue("inbox.listen-notify", Boolean.class).orElse(null)));
+                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource), settings));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
                 subscriptions.size(), dataSourceName);
     }
@@ -110,12 +113,6 @@ public class InboxStartup {
                     + e.getMessage() + "): declare a <dataSource jndiName=\"" + name + "\"> in server.xml, or set"
                     + " inbox.datasource to the name of yours");
         }
-    }
-
-    /** A broker-wide setting, {@code inbox.<option>}, or null for the adapter's. */
-    private static Duration setting(Config config, SubscriptionOption<Duration> option) {
-        String key = "inbox." + option.name();
-        return config.getOptionalValue(key, String.class).map(text -> option.parse(key, text)).orElse(null);
     }
 
     /** The application's broker; fails with {@code CLOSED} before the application started or after it stopped. */

@@ -55,9 +55,8 @@ import javax.sql.DataSource;
  */
 public final class InboxBroker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(InboxBroker.class.getName());
-    private static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
-    private static final Duration DEFAULT_POLL = Duration.ofSeconds(1);
-    private static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
+    /** How long {@link #shutdown()} lets deliveries in work settle. */
+    public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
 
     private enum State { CONFIGURED, CONNECTED, CLOSED }
 
@@ -65,10 +64,9 @@ public final class InboxBroker implements AutoCloseable {
     private final Properties driverProperties;
     private final DataSource applicationDataSource;
 
-    private Duration lease = DEFAULT_LEASE;
-    private Duration pollInterval = DEFAULT_POLL;
+    /** The broker-wide options set on this broker; those not here take their declared default. */
+    private final Map<SubscriptionOption<?>, Object> settings = new java.util.HashMap<>();
     private int connectionLimit = 10;
-    private boolean listenNotify;
     private Duration listenProbeInterval = Duration.ofSeconds(10);
     private final List<Dialect> userDialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
@@ -131,16 +129,34 @@ public final class InboxBroker implements AutoCloseable {
 
     /** The lease of lease tables whose subscription sets none: whole seconds, at least one, rounded up. */
     public InboxBroker lease(Duration value) {
-        configuring();
-        lease = SubscriptionOption.LEASE.check("broker lease", value);
-        return this;
+        return setting(SubscriptionOption.LEASE, value);
     }
 
     /** How often an idle subscription claims when nothing wakes it. */
     public InboxBroker pollInterval(Duration value) {
+        return setting(SubscriptionOption.POLL_INTERVAL, value);
+    }
+
+    /**
+     * Sets a {@linkplain SubscriptionOption#brokerWide() broker-wide} option for every subscription
+     * that sets none.
+     *
+     * @throws InboxException {@code DECLARATION} for an option that is not broker-wide or a value out of its range
+     */
+    public <V> InboxBroker setting(SubscriptionOption<V> option, V value) {
         configuring();
-        pollInterval = SubscriptionOption.POLL_INTERVAL.check("broker poll interval", value);
+        if (!option.brokerWide()) {
+            throw new InboxException(Kind.DECLARATION, "the option " + option + " is set per subscription, not on"
+                    + " the broker: set it with Subscription.with(..)");
+        }
+        settings.put(option, option.check("broker " + option, value));
         return this;
+    }
+
+    /** The broker's value of a broker-wide option. */
+    private <V> V setting(SubscriptionOption<V> option) {
+        Object value = settings.get(option);
+        return value != null ? option.type().cast(value) : option.defaultValue();
     }
 
     /** The size of the pool a broker built from a URL keeps. */
@@ -159,9 +175,7 @@ public final class InboxBroker implements AutoCloseable {
      * off or on for themselves.
      */
     public InboxBroker listenNotify(boolean on) {
-        configuring();
-        listenNotify = on;
-        return this;
+        return setting(SubscriptionOption.LISTEN_NOTIFY, on);
     }
 
     /** How often the LISTEN connection checks it still hears notifications (default 10 s). */
@@ -393,7 +407,7 @@ public final class InboxBroker implements AutoCloseable {
             LOG.log(Level.INFO, "queue {0}: subscription disabled by configuration", queue);
             return;
         }
-        Duration leaseOfQueue = wholeSeconds(subscription.find(SubscriptionOption.LEASE).orElse(lease));
+        Duration leaseOfQueue = wholeSeconds(subscription.setting(SubscriptionOption.LEASE).orElse(setting(SubscriptionOption.LEASE)));
         Form claimForm;
         try (Connection connection = connections.open()) {
             OpenedTable table = table(queue, connection);
@@ -417,7 +431,7 @@ public final class InboxBroker implements AutoCloseable {
         }
         RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
                 subscription.get(SubscriptionOption.BATCH_SIZE), subscription.find(SubscriptionOption.PREFETCH).orElse(-1),
-                subscription.find(SubscriptionOption.POLL_INTERVAL).orElse(pollInterval), leaseOfQueue,
+                subscription.setting(SubscriptionOption.POLL_INTERVAL).orElse(setting(SubscriptionOption.POLL_INTERVAL)), leaseOfQueue,
                 subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0),
                 subscription.find(SubscriptionOption.DEAD_LETTER).isPresent(),
                 subscription.get(SubscriptionOption.TRANSACTIONAL));
@@ -427,7 +441,7 @@ public final class InboxBroker implements AutoCloseable {
                 subscription.isBatch());
         runners.put(queue, runner);
         runner.start(threads);
-        if (subscription.find(SubscriptionOption.LISTEN_NOTIFY).orElse(listenNotify)) {
+        if (subscription.setting(SubscriptionOption.LISTEN_NOTIFY).orElse(setting(SubscriptionOption.LISTEN_NOTIFY))) {
             listenFor(queue, spec, runner);
         }
         subscription.find(SubscriptionOption.DEAD_LETTER).ifPresent(dead -> deadLetterTables.put(queue, dead));
@@ -471,7 +485,7 @@ public final class InboxBroker implements AutoCloseable {
 
     /** True when publishers notify the table's channel after their insert. */
     boolean notifiesOnPublish() {
-        return listenNotify && dialect.listensForNotifications();
+        return setting(SubscriptionOption.LISTEN_NOTIFY) && dialect.listensForNotifications();
     }
 
     /** For tests: the LISTEN connection stops hearing, as behind a pooler that dropped its LISTEN. */

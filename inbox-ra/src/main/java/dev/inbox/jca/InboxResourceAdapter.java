@@ -2,6 +2,7 @@ package dev.inbox.jca;
 
 import dev.inbox.Durations;
 import dev.inbox.InboxException;
+import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.engine.ShutdownReport;
 import jakarta.resource.ResourceException;
@@ -29,11 +30,13 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     private static final System.Logger LOG = System.getLogger(InboxResourceAdapter.class.getName());
     private static volatile InboxResourceAdapter running;
 
-    private String dataSource = "jdbc/inbox";
-    private String lease = "30s";
-    private String pollInterval = "1s";
-    private Boolean listenNotify = Boolean.FALSE;
-    private String drainTimeout = "30s";
+    /** The data source's JNDI name where the application's configuration names none. */
+    static final String DEFAULT_DATA_SOURCE = "jdbc/inbox";
+
+    private String dataSource = DEFAULT_DATA_SOURCE;
+    private String drainTimeout;
+    /** The broker-wide options set as properties, by property name; an option not here takes its default. */
+    private final Map<String, String> brokerProperties = new ConcurrentHashMap<>();
 
     private transient WorkManagerThreads threads;
     private final transient Map<String, InboxBroker> brokers = new ConcurrentHashMap<>();
@@ -52,8 +55,8 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
         threads = new WorkManagerThreads(context.getWorkManager());
         running = this;
-        LOG.log(Level.INFO, "Inbox resource adapter started (data source {0}, lease {1}, poll interval {2})",
-                dataSource, lease, pollInterval);
+        LOG.log(Level.INFO, "Inbox resource adapter started (data source {0}, properties {1})", dataSource,
+                brokerProperties);
     }
 
     /**
@@ -68,12 +71,13 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
             throw new InboxException(InboxException.Kind.CLOSED, "the Inbox resource adapter has stopped");
         }
         InboxBroker broker = InboxBroker.fromDataSource(registration.dataSource())
-                .lease(registration.lease() != null ? registration.lease() : Durations.parse(lease))
-                .pollInterval(registration.pollInterval() != null ? registration.pollInterval()
-                        : Durations.parse(pollInterval))
-                .listenNotify(registration.listenNotify() != null ? registration.listenNotify() : listenNotify)
                 .threads(threads)
                 .handlerContext(registration.context());
+        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+            if (option.brokerWide()) {
+                applySetting(broker, option, registration.settings().get(option));
+            }
+        }
         if (registration.transactions() != null) {
             broker.deliveryTransactions(registration.transactions());
         }
@@ -81,7 +85,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         registration.subscriptions().forEach(broker::subscribe);
         InboxBroker previous = brokers.put(registration.application(), broker);
         if (previous != null) {
-            previous.shutdown(Durations.parse(drainTimeout));
+            previous.shutdown(drainTimeout());
         }
         try {
             return broker.connect();
@@ -91,10 +95,26 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         }
     }
 
+    /** The application's value of a broker-wide option, else the adapter's property, else the option's default. */
+    private <V> void applySetting(InboxBroker broker, SubscriptionOption<V> option, Object applications) {
+        String property = brokerProperties.get(option.adapterProperty());
+        V value = applications != null ? option.type().cast(applications)
+                : property != null ? option.parse("resource adapter property " + option.adapterProperty(), property)
+                : null;
+        if (value != null) {
+            broker.setting(option, value);
+        }
+    }
+
+    private Duration drainTimeout() {
+        return drainTimeout == null ? InboxBroker.DEFAULT_DRAIN
+                : Durations.parse(drainTimeout);
+    }
+
     /** Shuts the application's broker down, after the container drained its requests. */
     public ShutdownReport unregister(String application) {
         InboxBroker broker = brokers.remove(application);
-        return broker == null ? null : broker.shutdown(Durations.parse(drainTimeout));
+        return broker == null ? null : broker.shutdown(drainTimeout());
     }
 
     @Override
@@ -129,28 +149,41 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         dataSource = value;
     }
 
+    // The properties of the broker-wide subscription options (SubscriptionOption.brokerWide()).
+
     public String getLease() {
-        return lease;
+        return brokerProperties.get(SubscriptionOption.LEASE.adapterProperty());
     }
 
     public void setLease(String value) {
-        lease = value;
+        brokerProperty(SubscriptionOption.LEASE, value);
     }
 
     public String getPollInterval() {
-        return pollInterval;
+        return brokerProperties.get(SubscriptionOption.POLL_INTERVAL.adapterProperty());
     }
 
     public void setPollInterval(String value) {
-        pollInterval = value;
+        brokerProperty(SubscriptionOption.POLL_INTERVAL, value);
     }
 
     public Boolean getListenNotify() {
-        return listenNotify;
+        String value = brokerProperties.get(SubscriptionOption.LISTEN_NOTIFY.adapterProperty());
+        return value == null ? null : Boolean.valueOf(value);
     }
 
     public void setListenNotify(Boolean value) {
-        listenNotify = value;
+        brokerProperty(SubscriptionOption.LISTEN_NOTIFY, value == null ? null : value.toString());
+    }
+
+    /** Keeps a broker-wide option's property after checking it, so a bad value fails the adapter's start. */
+    private void brokerProperty(SubscriptionOption<?> option, String value) {
+        if (value == null || value.isBlank()) {
+            brokerProperties.remove(option.adapterProperty());
+            return;
+        }
+        option.parse("resource adapter property " + option.adapterProperty(), value);
+        brokerProperties.put(option.adapterProperty(), value.trim());
     }
 
     public String getDrainTimeout() {

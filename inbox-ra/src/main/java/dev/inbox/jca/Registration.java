@@ -2,8 +2,8 @@ package dev.inbox.jca;
 
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
+import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.DeliveryTransactions;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -19,10 +19,9 @@ import javax.sql.DataSource;
  * @param routes       queue to table, for every queue it handles or publishes to
  * @param context      runs a delivery in the application's context (a contextual executor)
  * @param transactions how transactional deliveries open their (JTA) transaction
- * @param lease        the lease of subscriptions that set none, or null for the adapter's
- * @param pollInterval the poll interval of subscriptions that set none, or null for the adapter's
- * @param listenNotify whether PostgreSQL LISTEN/NOTIFY wakes subscriptions, or null for the adapter's
+ * @param settings     the {@linkplain SubscriptionOption#brokerWide() broker-wide} options the application
+ *                     sets ({@code inbox.<option>}); the adapter's properties set the others
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
-        Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions, Duration lease,
-        Duration pollInterval, Boolean listenNotify) {}
+        Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
+        Map<SubscriptionOption<?>, Object> settings) {}
