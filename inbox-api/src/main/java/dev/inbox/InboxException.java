@@ -30,7 +30,12 @@ public class InboxException extends RuntimeException {
         /** On SQLite, a publish that would wait forever for the write lock its own delivery holds. */
         WRITE_LOCK_HELD,
         /** A statement failed while the broker ran (claim, settlement, publish). */
-        DATABASE
+        DATABASE,
+        /**
+         * A broker method called at a point of its life where it cannot run: configuration or a
+         * subscription after {@code connect()}, {@code connect()} twice, publishing before it.
+         */
+        LIFECYCLE
     }
 
     private final Kind kind;

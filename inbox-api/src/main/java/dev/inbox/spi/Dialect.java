@@ -132,6 +132,43 @@ public interface Dialect {
         return null;
     }
 
+    /** The statement that starts listening on {@code channel} (a plain identifier), where {@link #listenChannel} gives one. */
+    default String listen(String channel) {
+        throw new UnsupportedOperationException(name() + " has no notifications");
+    }
+
+    /** The statement that stops every listening of a session, where {@link #listenChannel} gives channels. */
+    default String unlistenAll() {
+        throw new UnsupportedOperationException(name() + " has no notifications");
+    }
+
+    /**
+     * Waits up to {@code timeout} for notifications on a connection that listens, and returns the
+     * channel of each that came (empty when none did).
+     */
+    default List<String> awaitNotifications(Connection listening, Duration timeout) throws SQLException {
+        throw new UnsupportedOperationException(name() + " has no notifications");
+    }
+
+    /**
+     * A statement that reads no row but names {@code columns} of {@code table} (both quoted), so
+     * that preparing it checks they exist: {@code SELECT a, b FROM t WHERE 1 = 0}.
+     */
+    default String columnProbe(String table, List<String> columns) {
+        return "SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE 1 = 0";
+    }
+
+    /** Counts the rows of a queue table not yet processed (all of them, without a processed_at column). */
+    default String countUnfinished(TableShape table) {
+        return "SELECT COUNT(*) FROM " + table.table() + table.name(table.spec().processedAt())
+                .map(p -> " WHERE " + p + " IS NULL").orElse("");
+    }
+
+    /** Counts the rows of {@code table} (a plain name, quoted here), such as a dead-letter table. */
+    default String countRows(String table) {
+        return "SELECT COUNT(*) FROM " + quote(table);
+    }
+
     /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
     Instant stored(Instant time);
 

@@ -2,6 +2,9 @@ package dev.inbox.cdi;
 
 import dev.inbox.InboxSpec;
 import dev.inbox.engine.DeliveryTransactions;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,8 +15,9 @@ import javax.sql.DataSource;
 /**
  * A transactional delivery in one JTA transaction: the engine settles through a connection of the
  * application's JTA data source enlisted in it, and everything the handler writes through a JTA
- * data source joins it. With a single non-XA data source the server commits it in one phase.
- * Runs in the application's context, where {@code java:comp/UserTransaction} resolves.
+ * data source joins it. With a single non-XA data source the server commits it in one phase. A
+ * publisher's insert in the caller's JTA transaction wakes its queue once that commits. Runs in
+ * the application's context, where {@code java:comp/UserTransaction} resolves.
  */
 final class JtaDeliveryTransactions implements DeliveryTransactions {
     private final DataSource dataSource;
@@ -21,6 +25,7 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
     private volatile Boolean sqlite;
     /** The server's UserTransaction, looked up once in the application's context (a JNDI lookup is costly). */
     private volatile UserTransaction userTransaction;
+    private volatile TransactionSynchronizationRegistry registry;
 
     JtaDeliveryTransactions(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -76,6 +81,44 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
                 return locksDatabase;
             }
         };
+    }
+
+    /** Runs {@code action} after the caller's JTA transaction commits, where one is active. */
+    @Override
+    public boolean afterCommit(Runnable action) {
+        TransactionSynchronizationRegistry registry = registry();
+        if (registry == null || registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
+            return false;
+        }
+        registry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // nothing to do before the commit
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    action.run();
+                }
+            }
+        });
+        return true;
+    }
+
+    /** The server's registry, looked up once on a thread of the application (null where there is none). */
+    private TransactionSynchronizationRegistry registry() {
+        TransactionSynchronizationRegistry known = registry;
+        if (known == null) {
+            try {
+                known = (TransactionSynchronizationRegistry) new InitialContext()
+                        .lookup("java:comp/TransactionSynchronizationRegistry");
+            } catch (NamingException e) {
+                return null;
+            }
+            registry = known;
+        }
+        return known;
     }
 
     private UserTransaction userTransaction() throws NamingException {

@@ -19,7 +19,9 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /** PostgreSQL: a lease claim is one statement that locks due rows with SKIP LOCKED, leases and returns them. */
@@ -65,6 +67,21 @@ public final class PostgresDialect extends StandardDialect {
     @Override
     public String notifyStatement() {
         return "SELECT pg_notify(:channel, '')";
+    }
+
+    @Override
+    public String listen(String channel) {
+        return "LISTEN " + channel;
+    }
+
+    @Override
+    public String unlistenAll() {
+        return "UNLISTEN *";
+    }
+
+    @Override
+    public List<String> awaitNotifications(Connection listening, Duration timeout) throws SQLException {
+        return PgNotifications.await(listening, timeout);
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.inbox.InboxSpec;
 import dev.inbox.PublishOptions;
 import dev.inbox.Publisher;
 import dev.inbox.engine.form.Transactions;
+import dev.inbox.spi.Dialect;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,19 +18,22 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
-/** A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert. */
+/**
+ * A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert
+ * (prepared when the broker opened), then wakes the queue once the row is visible.
+ */
 final class BrokerPublisher<T> implements Publisher<T> {
     /** Stands for a null payload in a list: written as JSON {@code null}. */
     private static final Object NULL = new Object();
 
-    private final InboxBroker broker;
+    private final Lifecycle lifecycle;
     private final String queue;
     private final InboxSpec spec;
     private final ObjectWriter writer;
     private final ObjectWriter headersWriter;
 
-    BrokerPublisher(InboxBroker broker, String queue, InboxSpec spec, ObjectMapper json, Class<T> payloadType) {
-        this.broker = broker;
+    BrokerPublisher(Lifecycle lifecycle, String queue, InboxSpec spec, ObjectMapper json, Class<T> payloadType) {
+        this.lifecycle = lifecycle;
         this.queue = queue;
         this.spec = spec;
         this.writer = json.writerFor(payloadType);
@@ -52,53 +56,52 @@ final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private void publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
-        broker.checkOpen(queue);
+        PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
         if (payloads.isEmpty()) {
             return;
         }
+        Database database = target.database();
         DeliveryTransaction tx = DeliveryTransaction.current();
-        if (tx != null && tx.broker() == broker) {
+        if (tx != null && tx.database() == database) {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
-            insertThrough(tx.connection(), payloads, options);
-            tx.published(queue);
+            insertThrough(target, tx.connection(), payloads, options);
             return;
         }
-        if (tx != null && tx.locksDatabase() && broker.dialect().writeLocksDatabase()
-                && broker.sameDatabase(tx.broker())) {
+        if (tx != null && tx.locksDatabase() && database.dialect().writeLocksDatabase()
+                && database.sameAs(tx.database())) {
             throw new InboxException(InboxException.Kind.WRITE_LOCK_HELD, "queue " + queue + ": this thread's"
                     + " transactional delivery holds the database's write lock until it settles, so this publish"
                     + " would wait for ever; publish through the delivery's broker, or with"
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
-        try (Connection connection = broker.connections().open()) {
+        try (Connection connection = database.open()) {
             // A connection already in a transaction (a JTA one) takes the batch into it.
             if (inOneTransaction && payloads.size() > 1 && connection.getAutoCommit()) {
                 Transactions.run(connection, -1, () -> {
-                    insert(connection, payloads, options);
+                    insert(target, connection, payloads, options);
                     return null;
                 });
-                broker.wake(queue);
+                target.wakes().wake(queue);
             } else {
-                insertThrough(connection, payloads, options);
+                insertThrough(target, connection, payloads, options);
             }
         } catch (SQLException e) {
-            throw failed(e);
+            throw failed(target, e);
         }
     }
 
     @Override
     public void publish(Connection connection, T payload, PublishOptions options) {
-        broker.checkOpen(queue);
-        insertThrough(connection, List.of(payload == null ? NULL : payload), options);
+        insertThrough(lifecycle.publishing(queue), connection, List.of(payload == null ? NULL : payload), options);
     }
 
     @Override
     public void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options) {
-        broker.checkOpen(queue);
+        PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
         if (!payloads.isEmpty()) {
-            insertThrough(connection, payloads, options);
+            insertThrough(target, connection, payloads, options);
         }
     }
 
@@ -109,36 +112,30 @@ final class BrokerPublisher<T> implements Publisher<T> {
         }
     }
 
-    /**
-     * Inserts through {@code connection} and, when it commits on its own, wakes the queue; inside a
-     * transaction the row is visible only once it commits, and whoever commits wakes the queue.
-     */
-    private void insertThrough(Connection connection, Collection<?> payloads, PublishOptions options) {
-        boolean autoCommit;
+    /** Inserts through {@code connection}, and wakes the queue once the rows are visible. */
+    private void insertThrough(PublishQueue target, Connection connection, Collection<?> payloads,
+            PublishOptions options) {
         try {
-            insert(connection, payloads, options);
-            autoCommit = connection.getAutoCommit();
+            insert(target, connection, payloads, options);
+            target.wakes().written(queue, connection);
         } catch (SQLException e) {
-            throw failed(e);
-        }
-        if (autoCommit) {
-            broker.wake(queue);
+            throw failed(target, e);
         }
     }
 
-    private InboxException failed(SQLException e) {
+    private InboxException failed(PublishQueue target, SQLException e) {
         return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
-                + spec.table() + " failed: " + Redaction.redact(e.getMessage()), e);
+                + spec.table() + " failed: " + target.database().redact(e.getMessage()), e);
     }
 
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
-    private void insert(Connection connection, Collection<?> payloads, PublishOptions options) throws SQLException {
-        OpenedTable table = broker.table(queue);
-        Sql notify = broker.notifiesOnPublish() ? table.notifyStatement() : null;
+    private void insert(PublishQueue target, Connection connection, Collection<?> payloads, PublishOptions options)
+            throws SQLException {
+        OpenedTable table = target.table();
+        Dialect dialect = target.database().dialect();
         check(options);
         Sql insert = table.insert();
-        Instant due = options.delay().isZero() ? null
-                : broker.dialect().deadline(broker.clock().instant(), options.delay());
+        Instant due = options.delay().isZero() ? null : dialect.deadline(target.clock().instant(), options.delay());
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
             for (Object payload : payloads) {
@@ -158,7 +155,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 if (insert.uses("priority")) {
                     insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
                 }
-                insert.setTime(ps, "due", due, broker.dialect());
+                insert.setTime(ps, "due", due, dialect);
                 if (payloads.size() == 1) {
                     ps.executeUpdate();
                 } else {
@@ -169,10 +166,11 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 ps.executeBatch();
             }
         }
-        if (notify != null) {
+        if (target.notifies()) {
             // Delivered when the insert's transaction commits, to every process listening.
+            Sql notify = table.notifyStatement();
             try (PreparedStatement ps = notify.prepare(connection)) {
-                notify.setString(ps, "channel", broker.dialect().listenChannel(spec.table()));
+                notify.setString(ps, "channel", dialect.listenChannel(spec.table()));
                 ps.executeQuery().close();
             }
         }

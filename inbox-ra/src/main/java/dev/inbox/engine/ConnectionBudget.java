@@ -1,6 +1,5 @@
 package dev.inbox.engine;
 
-import dev.inbox.ClaimForm;
 import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,19 +16,7 @@ final class ConnectionBudget {
     private boolean listener;
     private int warnedAt;
 
-    /**
-     * The most connections one subscription holds at once: each claim in work of the row lock and
-     * advisory forms keeps one (the claim's transaction, the lock's session), and so does each
-     * transactional delivery; the lease form borrows one per settlement, plus one per claim loop
-     * and one for its keeper.
-     */
-    static int need(ClaimForm form, int workers, int claimLoops, boolean transactional) {
-        return switch (form) {
-            case LEASE -> workers + claimLoops + 1;
-            case ROW_LOCK, ADVISORY -> workers + 1 + (transactional && form == ClaimForm.ADVISORY ? workers : 0);
-        };
-    }
-
+    /** {@code queue}'s subscription holds up to {@code connections} at once, as its claim form counts them. */
     synchronized void add(String queue, int connections) {
         needs.put(queue, connections);
     }

@@ -6,14 +6,10 @@ import dev.inbox.Handler;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
-import dev.inbox.engine.form.ConnectionSource;
-import dev.inbox.engine.form.Form;
-import dev.inbox.spi.Dialect;
+import dev.inbox.engine.form.HandlerTransaction;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,57 +19,38 @@ import java.util.function.BooleanSupplier;
 /**
  * Works one delivery: decodes its payload, calls the handler, turns what happened into an outcome
  * (a thrown exception is a retry; the last failed attempt or a drop goes to the dead-letter table
- * where one is declared) and settles it. In a transactional subscription the handler runs inside
- * the delivery's transaction, which an ack commits together with the settlement.
+ * where one is declared) and settles it through its claim. In a transactional subscription the
+ * handler runs inside the delivery's transaction, which an ack commits together with the settlement.
  */
 final class Deliverer<T> {
     private static final System.Logger LOG = System.getLogger(Deliverer.class.getName());
 
-    private final InboxBroker broker;
+    private final EngineContext engine;
     private final String queue;
     private final InboxSpec spec;
-    private final Form form;
     private final Handler<T> handler;
     private final BatchHandler<T> batchHandler;
     private final ObjectReader reader;
     private final RunnerSettings settings;
-    private final Dialect dialect;
-    private final Connections connections;
-    private final BrokerListener listener;
-    private final FailureLog settlementFailures;
-    /** Writes acks together where the form allows and no delivery transaction carries them; else null. */
-    private final AckBatcher acks;
+    private final SettlementReports reports;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
-    Deliverer(InboxBroker broker, String queue, InboxSpec spec, Form form, Handler<T> handler,
-            BatchHandler<T> batchHandler, ObjectReader reader, RunnerSettings settings) {
-        this.broker = broker;
+    Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
+            ObjectReader reader, RunnerSettings settings, SettlementReports reports) {
+        this.engine = engine;
         this.queue = queue;
         this.spec = spec;
-        this.form = form;
         this.handler = handler;
         this.batchHandler = batchHandler;
         this.reader = reader;
         this.settings = settings;
-        this.dialect = broker.dialect();
-        this.connections = broker.connections();
-        this.listener = broker.listener();
-        this.settlementFailures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + spec.table(),
-                "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
-                        + " a settlement succeeds");
-        this.acks = form.acksTogether() && !settings.transactional() ? new AckBatcher(form, connections,
-                broker.clock(), new AckReports(), 2 * (settings.workers() + settings.batchSize())) : null;
-    }
-
-    /** The writer of acks, for the runner to start and, once its workers are done, close; null for none. */
-    AckBatcher acks() {
-        return acks;
+        this.reports = reports;
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
     void deliver(List<InFlight> unit, BooleanSupplier stopping) {
         // The application's context (class loader, naming, CDI, transactions) for the whole delivery.
-        broker.handlerContext().execute(() -> {
+        engine.handlerContext().execute(() -> {
             if (batchHandler != null) {
                 deliverBatch(unit, stopping);
             } else {
@@ -88,13 +65,10 @@ final class Deliverer<T> {
         if (decoded == null) {
             return;
         }
-        T payload = decoded.payload();
-        if (settings.transactional() && form.transactionOf(delivery) != null) {
-            deliverInClaimTransaction(delivery, payload, stopping);
-        } else if (settings.transactional()) {
-            deliverInTransaction(delivery, payload, stopping);
+        if (settings.transactional()) {
+            deliverInTransaction(delivery, decoded.payload(), stopping);
         } else {
-            Result result = invoke(payload, delivery, stopping);
+            Result result = invoke(decoded.payload(), delivery, stopping);
             if (result != null) {
                 finish(delivery, lastAttempt(delivery, result));
             }
@@ -205,17 +179,25 @@ final class Deliverer<T> {
         return result.outcome();
     }
 
+    /**
+     * Runs the handler in the delivery's transaction (the claim's own in the row lock form, else
+     * one the broker's transactions begin). An ack commits the handler's writes with the
+     * settlement; any other outcome rolls them back first, and the row then settles apart.
+     */
     private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
-        DeliveryTransactions.Open tx;
+        HandlerTransaction tx;
         try {
-            tx = broker.deliveryTransactions().begin(spec);
+            tx = delivery.claim().begin(delivery, engine.transactions());
         } catch (Exception e) {
-            failed(delivery, Outcome.retry(), e);
+            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} could not begin, so the row goes back for"
+                    + " another attempt: {2}", queue, delivery.id(), describe(e));
+            finish(delivery, lastAttempt(delivery, new Result(Outcome.retry(), e.toString())));
             return;
         }
         boolean committed = false;
         Result result = null;
-        DeliveryTransaction current = DeliveryTransaction.open(broker, tx.connection(), tx.locksDatabase());
+        DeliveryTransaction current = DeliveryTransaction.open(engine.database(), tx.connection(),
+                tx.locksDatabase(), engine.wakes());
         try {
             delivery.transaction(tx.connection(), tx.locksDatabase());
             try {
@@ -230,8 +212,8 @@ final class Deliverer<T> {
             }
         } catch (Exception e) {
             rollbackQuietly(tx, e);
-            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed: {2}", queue, delivery.id(),
-                    Redaction.redact(e.getMessage()));
+            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed, so the handler''s writes were"
+                    + " rolled back: {2}", queue, delivery.id(), describe(e));
             if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
                 result = new Result(Outcome.retry(), e.toString());
             }
@@ -245,7 +227,13 @@ final class Deliverer<T> {
         }
     }
 
-    private static void rollbackQuietly(DeliveryTransactions.Open tx, Exception cause) {
+    /** The exception's class and message, without passwords: never a bare "null". */
+    private static String describe(Exception e) {
+        return Redaction.redact(e.getMessage() == null ? e.getClass().getName()
+                : e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
+    private static void rollbackQuietly(HandlerTransaction tx, Exception cause) {
         try {
             tx.rollback();
         } catch (Exception e) {
@@ -253,75 +241,24 @@ final class Deliverer<T> {
         }
     }
 
-    /**
-     * Row lock form: the claim's transaction is the delivery's. A savepoint taken before the
-     * handler lets every outcome but an ack roll the handler's writes back and still settle the
-     * row in the transaction that holds it.
-     */
-    private void deliverInClaimTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
-        Connection tx = form.transactionOf(delivery);
-        Savepoint beforeHandler;
-        try {
-            beforeHandler = tx.setSavepoint();
-        } catch (SQLException e) {
-            finish(delivery, Outcome.retry());
-            return;
-        }
-        DeliveryTransaction current = DeliveryTransaction.open(broker, tx, false);
-        boolean committed = false;
-        try {
-            delivery.transaction(tx, false);
-            Result result;
-            try {
-                result = invoke(payload, delivery, stopping);
-            } finally {
-                delivery.transaction(null, false);
-            }
-            if (result == null) {
-                return; // cut off: shutdown released the row
-            }
-            Outcome outcome = result.outcome();
-            if (outcome.kind() != Outcome.Kind.ACK) {
-                try {
-                    tx.rollback(beforeHandler);
-                } catch (SQLException e) {
-                    LOG.log(Level.WARNING, "queue {0}: rolling back the handler''s writes of row {1} failed: {2}",
-                            queue, delivery.id(), Redaction.redact(e.getMessage()));
-                }
-                outcome = lastAttempt(delivery, result);
-            }
-            committed = finish(delivery, outcome) && outcome.kind() == Outcome.Kind.ACK;
-        } finally {
-            current.close(committed);
-        }
-    }
-
     /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
-    private boolean ackAndCommit(DeliveryTransactions.Open tx, InFlight delivery) throws Exception {
+    private boolean ackAndCommit(HandlerTransaction tx, InFlight delivery) throws Exception {
         synchronized (delivery) {
             if (delivery.settled()) {
                 tx.rollback(); // cut off and released by shutdown
                 return false;
             }
             try {
-                form.settle(ConnectionSource.fixed(tx.connection()), delivery, Outcome.ack(), broker.clock().instant());
+                tx.commitAck(engine.clock().instant());
             } catch (InboxException e) {
-                tx.rollback();
+                rollbackQuietly(tx, e);
                 delivery.markSettled();
                 LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
-                listener.settlementFailed(queue, delivery.id(), Outcome.ack(), e);
+                engine.listener().settlementFailed(queue, delivery.id(), Outcome.ack(), e);
                 return false;
             }
-            tx.commit();
-            try {
-                form.committed(delivery);
-            } catch (SQLException | RuntimeException e) {
-                LOG.log(Level.DEBUG, "queue {0}: releasing row {1} after its commit failed; its session ends",
-                        queue, delivery.id());
-            }
-            settlementFailures.succeeded();
             delivery.markSettled();
-            listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
+            reports.settled(delivery, Outcome.ack());
             return true;
         }
     }
@@ -332,85 +269,49 @@ final class Deliverer<T> {
         }
     }
 
-    /** Settles, sending a drop to the dead-letter table where the subscription declares one; true when it took effect. */
-    boolean finish(InFlight delivery, Outcome outcome) {
+    /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
+    void finish(InFlight delivery, Outcome outcome) {
         if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
-            return settle(delivery, outcome, (connection, now) -> form.deadLetter(connection, delivery, error, now));
-        }
-        if (acks != null && outcome.kind() == Outcome.Kind.ACK) {
+            settle(delivery, outcome, now -> delivery.claim().deadLetter(delivery, error, now));
+        } else if (outcome.kind() == Outcome.Kind.ACK) {
             synchronized (delivery) {
                 if (delivery.settled()) {
-                    return false; // released by shutdown after a cut-off
+                    return; // released by shutdown after a cut-off
                 }
                 delivery.markSettled(); // from here on the keeper leaves its token alone
             }
-            acks.add(delivery);
-            return true;
-        }
-        return settle(delivery, outcome, (connection, now) -> form.settle(connection, delivery, outcome, now));
-    }
-
-    /** Reports the acks written together, as {@link #settle} does one. */
-    private final class AckReports implements AckBatcher.Reports {
-        @Override
-        public void acked(InFlight delivery) {
-            settlementFailures.succeeded();
-            listener.settled(queue, delivery.id(), delivery.attempt(), Outcome.ack());
-        }
-
-        @Override
-        public void lost(InFlight delivery, InboxException error) {
-            LOG.log(Level.WARNING, "{0}", error.getMessage());
-            listener.settlementFailed(queue, delivery.id(), Outcome.ack(), error);
-        }
-
-        @Override
-        public void failed(InFlight delivery, Exception error) {
-            Deliverer.this.failed(delivery, Outcome.ack(), error);
+            delivery.claim().ack(delivery, engine.clock().instant());
+        } else {
+            settle(delivery, outcome, now -> delivery.claim().settle(delivery, outcome, now));
         }
     }
 
     /** One settlement statement (or transaction) of a delivery. */
     @FunctionalInterface
     private interface Settlement {
-        void run(ConnectionSource connections, Instant now) throws SQLException;
+        void run(Instant now) throws SQLException;
     }
 
-    private boolean settle(InFlight delivery, Outcome outcome, Settlement settlement) {
+    private void settle(InFlight delivery, Outcome outcome, Settlement settlement) {
         synchronized (delivery) {
             if (delivery.settled()) {
-                return false; // released by shutdown after a cut-off
+                return; // released by shutdown after a cut-off
             }
-            try {
-                settlement.run(connections, broker.clock().instant());
-                settlementFailures.succeeded();
-                delivery.markSettled();
-                listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
-                return true;
-            } catch (InboxException e) {
-                delivery.markSettled();
-                LOG.log(Level.WARNING, "{0}", e.getMessage());
-                listener.settlementFailed(queue, delivery.id(), outcome, e);
-            } catch (SQLException | RuntimeException e) {
-                failed(delivery, outcome, e);
-            }
-            return false;
-        }
-    }
-
-    /** A settlement that failed: the row stays claimed until its claim ends, as after a crash. */
-    private void failed(InFlight delivery, Outcome outcome, Exception e) {
-        synchronized (delivery) {
             delivery.markSettled();
+            try {
+                settlement.run(engine.clock().instant());
+                reports.settled(delivery, outcome);
+            } catch (InboxException e) {
+                if (e.kind() == InboxException.Kind.DATABASE) {
+                    reports.failed(delivery, outcome, e);
+                } else {
+                    reports.lost(delivery, outcome, e);
+                }
+            } catch (SQLException | RuntimeException e) {
+                reports.failed(delivery, outcome, e);
+            }
         }
-        String detail = Redaction.redact(e.getMessage());
-        InboxException error = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
-                + outcome + " of row " + delivery.id() + " of table " + spec.table() + " failed; the row returns"
-                + " when its claim ends: " + detail, e);
-        // One warning per outage, however many rows it catches.
-        settlementFailures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
-        listener.settlementFailed(queue, delivery.id(), outcome, error);
     }
 
     /**
@@ -425,7 +326,7 @@ final class Deliverer<T> {
             }
             delivery.markSettled();
             try {
-                return form.release(connections, delivery, started);
+                return delivery.claim().release(delivery, started);
             } catch (SQLException | RuntimeException e) {
                 LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
                         + " claim ends: {3}", queue, delivery.id(), spec.table(), Redaction.redact(e.getMessage()));

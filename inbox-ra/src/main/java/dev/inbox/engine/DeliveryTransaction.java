@@ -5,26 +5,28 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * The transaction of the transactional delivery running on this thread. A publish through the
- * same broker joins it (transactional enqueue) and wakes its queue once it commits; a publish that
+ * The transaction of the transactional delivery running on this thread. A publish to the same
+ * database joins it (transactional enqueue) and wakes its queue once it commits; a publish that
  * would wait for the database's write lock it holds (SQLite) fails with {@code WRITE_LOCK_HELD}.
  */
 final class DeliveryTransaction {
     private static final ThreadLocal<DeliveryTransaction> CURRENT = new ThreadLocal<>();
 
-    private final InboxBroker broker;
+    private final Database database;
     private final Connection connection;
     private final boolean locksDatabase;
+    private final Wakes wakes;
     private final Set<String> published = new LinkedHashSet<>();
 
-    private DeliveryTransaction(InboxBroker broker, Connection connection, boolean locksDatabase) {
-        this.broker = broker;
+    private DeliveryTransaction(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
+        this.database = database;
         this.connection = connection;
         this.locksDatabase = locksDatabase;
+        this.wakes = wakes;
     }
 
-    static DeliveryTransaction open(InboxBroker broker, Connection connection, boolean locksDatabase) {
-        DeliveryTransaction tx = new DeliveryTransaction(broker, connection, locksDatabase);
+    static DeliveryTransaction open(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
+        DeliveryTransaction tx = new DeliveryTransaction(database, connection, locksDatabase, wakes);
         CURRENT.set(tx);
         return tx;
     }
@@ -34,8 +36,9 @@ final class DeliveryTransaction {
         return CURRENT.get();
     }
 
-    InboxBroker broker() {
-        return broker;
+    /** The database of the broker whose delivery this is. */
+    Database database() {
+        return database;
     }
 
     Connection connection() {
@@ -54,7 +57,7 @@ final class DeliveryTransaction {
     void close(boolean committed) {
         CURRENT.remove();
         if (committed) {
-            published.forEach(broker::wake);
+            published.forEach(wakes::wake);
         }
     }
 }

@@ -32,4 +32,13 @@ public interface DeliveryTransactions {
 
     /** Begins the transaction of one delivery of {@code table}. */
     Open begin(InboxSpec table) throws Exception;
+
+    /**
+     * Arranges for {@code action} to run once the transaction the calling thread is in commits,
+     * where this kind of transaction can tell (JTA); false when there is no such transaction, and
+     * nothing was arranged.
+     */
+    default boolean afterCommit(Runnable action) {
+        return false;
+    }
 }

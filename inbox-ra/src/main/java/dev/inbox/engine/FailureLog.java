@@ -6,8 +6,9 @@ import java.util.function.Supplier;
 /**
  * Logs a run of failures of one loop once: the first at WARNING, the repeats at DEBUG, and the
  * recovery at INFO with how many failures it took, so an outage does not flood the log.
+ * Engine-internal; public for the claim forms.
  */
-final class FailureLog {
+public final class FailureLog {
     private final System.Logger log;
     private final String what;
     private final String consequence;
@@ -16,19 +17,19 @@ final class FailureLog {
     private long firstAt;
 
     /** For a loop that retries with back-off. */
-    FailureLog(System.Logger log, String what) {
+    public FailureLog(System.Logger log, String what) {
         this(log, what, "retrying with back-off until it recovers");
     }
 
     /** @param consequence what follows from a failure, for the first one's warning */
-    FailureLog(System.Logger log, String what, String consequence) {
+    public FailureLog(System.Logger log, String what, String consequence) {
         this.log = log;
         this.what = what;
         this.consequence = consequence;
     }
 
     /** A failure; {@code detail} is already free of passwords. */
-    synchronized void failed(Supplier<String> detail) {
+    public synchronized void failed(Supplier<String> detail) {
         int count = ++failures;
         if (count == 1) {
             firstAt = System.nanoTime();
@@ -39,7 +40,7 @@ final class FailureLog {
     }
 
     /** A success; logs the recovery when failures came before it. */
-    void succeeded() {
+    public void succeeded() {
         if (failures > 0) {
             recovered();
         }

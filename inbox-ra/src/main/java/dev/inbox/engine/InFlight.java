@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import dev.inbox.Delivery;
+import dev.inbox.engine.form.Claim;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.Map;
@@ -22,15 +23,17 @@ public final class InFlight implements Delivery {
     private volatile Thread worker;
     private volatile Connection transaction;
     private volatile boolean locksDatabase;
-    private Object hold;
+    private final Claim claim;
 
-    public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token) {
+    public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token,
+            Claim claim) {
         this.queue = queue;
         this.id = id;
         this.attempt = attempt;
         this.payload = payload;
         this.headers = headers;
         this.token = token;
+        this.claim = claim;
     }
 
     @Override
@@ -108,14 +111,9 @@ public final class InFlight implements Delivery {
         settled = true;
     }
 
-    /** What the claim form keeps for this delivery (the claim's transaction, its lock's session). */
-    public Object hold() {
-        return hold;
-    }
-
-    /** Set by the claim form when it claims the row. */
-    public void hold(Object value) {
-        hold = value;
+    /** What keeps the row claimed (its lease, the claim's transaction, its lock's session), which settles it. */
+    public Claim claim() {
+        return claim;
     }
 
     Thread worker() {

@@ -1,16 +1,17 @@
 package dev.inbox.engine;
 
 import dev.inbox.InboxSpec;
+import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 
 /** A JDBC transaction on a connection of the broker's pool, at the table's isolation or SQLite mode. */
 final class JdbcDeliveryTransactions implements DeliveryTransactions {
-    private final Connections connections;
+    private final ConnectionSource connections;
     private final Dialect dialect;
 
-    JdbcDeliveryTransactions(Connections connections, Dialect dialect) {
+    JdbcDeliveryTransactions(ConnectionSource connections, Dialect dialect) {
         this.connections = connections;
         this.dialect = dialect;
     }

@@ -10,11 +10,11 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * A table as one broker uses it: its shape read from the database once, and its insert, checked
@@ -48,8 +48,8 @@ final class OpenedTable {
         for (Column c : spec.columns()) {
             quoted.put(c.name(), dialect.quote(c.name()));
         }
-        String probe = "SELECT " + spec.columns().stream().map(c -> quoted.get(c.name()))
-                .collect(Collectors.joining(", ")) + " FROM " + quoted.get(spec.table()) + " WHERE 1 = 0";
+        String probe = dialect.columnProbe(quoted.get(spec.table()),
+                spec.columns().stream().map(c -> quoted.get(c.name())).toList());
         Map<String, String> types = new HashMap<>();
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
             ResultSetMetaData meta = rs.getMetaData();
@@ -67,6 +67,27 @@ final class OpenedTable {
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
         return new OpenedTable(shape, insert, binary, notify);
+    }
+
+    /**
+     * The statement that copies a row of this table into {@code deadTable}, after checking that
+     * table has the columns it needs.
+     *
+     * @throws InboxException {@code SCHEMA} naming both tables and the columns
+     */
+    String deadLetterInsert(Connection connection, Dialect dialect, String deadTable, boolean leased) {
+        InboxSpec spec = shape.spec();
+        List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
+        spec.headers().ifPresent(h -> columns.add("headers"));
+        String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
+        try (Statement s = connection.createStatement()) {
+            s.executeQuery(probe).close();
+        } catch (SQLException e) {
+            throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
+                    + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
+                    + "): create it as README shows. Statement: " + probe, e);
+        }
+        return dialect.deadLetter(shape, deadTable, leased);
     }
 
     /** Prepares {@code sql} on the server, turning a failure into {@code SCHEMA} naming table and statement. */

@@ -3,6 +3,7 @@ package dev.inbox.engine;
 import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,17 +19,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs one subscription: claim loops that keep a local buffer of claimed rows filled, {@code workers}
- * threads that work deliveries from it through the {@link Deliverer}, and in the lease form a
- * {@link LeaseKeeper}.
+ * threads that work deliveries from it through the {@link Deliverer}, and what the claim form runs
+ * beside them (the lease form's keeper and ack writer).
  *
  * <p>The subscription holds at most {@code workers + prefetch} rows at once, in work or waiting in
  * the buffer (prefetch defaults to the workers, at most the batch size); a claim starts when at
  * least half of the waiting room is free and takes up to a batch of what is free, so workers
  * seldom wait for a claim. Enough claim loops run to keep
  * the room filled. A batch handler's claim is one unit of work, and its room is counted in units
- * (one waits beside those in work). Where the form writes acks together, the {@link AckBatcher}
- * runs beside the workers, and rows whose acks wait for it (2 x (workers + batch) at most) are
- * held beside those.
+ * (one waits beside those in work). Claims that keep a connection until their rows settle are
+ * capped as the form says.
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
@@ -41,10 +41,9 @@ final class SubscriptionRunner {
     private final String table;
     private final Form form;
     private final Deliverer<?> deliverer;
-    private final Connections connections;
-    private final InboxBroker broker;
     private final RunnerSettings settings;
-    private final LeaseKeeper keeper;
+    private final Clock clock;
+    private final BrokerListener listener;
     private final boolean batches;
     private final int claimLoops;
     /** The most rows one claim takes. */
@@ -56,7 +55,7 @@ final class SubscriptionRunner {
     private final FailureLog claimFailures;
     /** Room for rows (units for a batch handler) in work or waiting in the buffer. */
     private final Semaphore room;
-    /** Claims that hold a connection until their rows settle; null in a form whose claims hold none. */
+    /** Claims whose rows are not all done, as many as the form lets hold rows at once. */
     private final Semaphore openClaims;
     private final BlockingQueue<Unit> ready = new LinkedBlockingQueue<>();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
@@ -82,30 +81,28 @@ final class SubscriptionRunner {
         }
     }
 
-    SubscriptionRunner(InboxBroker broker, String queue, String table, Form form, Deliverer<?> deliverer,
-            RunnerSettings settings, boolean batches) {
+    SubscriptionRunner(String queue, String table, Form form, Deliverer<?> deliverer, RunnerSettings settings,
+            boolean batches, Clock clock, BrokerListener listener) {
         this.batches = batches;
-        this.broker = broker;
         this.queue = queue;
         this.table = table;
         this.form = form;
         this.deliverer = deliverer;
-        this.connections = broker.connections();
         this.settings = settings;
+        this.clock = clock;
+        this.listener = listener;
         int workers = settings.workers();
-        this.batch = form.claimsOneRow() ? 1 : settings.batchSize();
+        this.batch = form.rowsPerClaim(settings.batchSize());
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
         int ahead = settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
-        this.room = new Semaphore(batches ? workers + 1 : workers + ahead);
+        int held = batches ? workers + 1 : workers + ahead;
+        this.room = new Semaphore(held);
         this.claimAt = batches ? 1 : Math.max(1, Math.min(batch, ahead / 2));
         // Enough claims in flight to fill the room (one claims while another's rows are handed out), one per worker at most.
         this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
-        // Each claim in work keeps a connection, so claims are capped as the connection budget counts them.
-        this.openClaims = form.claimsHoldConnections() ? new Semaphore(workers + 1) : null;
-        this.keeper = form.keepsLeases() ? new LeaseKeeper(queue, table, form, connections, broker.clock(),
-                broker.listener(), settings.lease(), inWork) : null;
-        this.loopsDone = new CountDownLatch(claimLoops + (keeper != null ? 1 : 0));
+        this.openClaims = new Semaphore(form.claimsAtOnce(workers, held));
+        this.loopsDone = new CountDownLatch(claimLoops);
         this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
     }
 
@@ -119,12 +116,7 @@ final class SubscriptionRunner {
             boolean polls = i == 1;
             threads.start("inbox-" + queue + "-claim" + (claimLoops > 1 ? "-" + i : ""), () -> claimLoop(polls));
         }
-        if (keeper != null) {
-            threads.start("inbox-" + queue + "-keeper", this::keeperLoop);
-        }
-        if (deliverer.acks() != null) {
-            threads.start("inbox-" + queue + "-acks", deliverer.acks()::run);
-        }
+        form.start(threads, "inbox-" + queue, inWork);
         for (int i = 1; i <= settings.workers(); i++) {
             threads.start("inbox-" + queue + "-worker-" + i, this::workerLoop);
         }
@@ -132,13 +124,6 @@ final class SubscriptionRunner {
 
     void wake() {
         wake.wake();
-    }
-
-    /** Stops extending leases, as a database out of the keeper's reach would. For tests. */
-    void pauseKeeper(boolean paused) {
-        if (keeper != null) {
-            keeper.pause(paused);
-        }
     }
 
     /**
@@ -151,13 +136,11 @@ final class SubscriptionRunner {
         try {
             while (!stopping) {
                 int taken = takeRoom();
-                if (openClaims != null) {
-                    try {
-                        openClaims.acquire();
-                    } catch (InterruptedException e) {
-                        room.release(taken);
-                        throw e;
-                    }
+                try {
+                    openClaims.acquire();
+                } catch (InterruptedException e) {
+                    room.release(taken);
+                    throw e;
                 }
                 if (stopping) {
                     giveBack(taken);
@@ -167,13 +150,13 @@ final class SubscriptionRunner {
                 int wanted = batches ? batch : taken;
                 List<InFlight> claimed;
                 try {
-                    claimed = form.claim(connections, broker.clock().instant(), wanted);
+                    claimed = form.claim(clock.instant(), wanted);
                     backoff = Duration.ZERO;
                 } catch (SQLException | RuntimeException e) {
                     giveBack(taken);
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
-                    broker.listener().databaseFailed(queue, "claim", e);
+                    listener.databaseFailed(queue, "claim", e);
                     claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
                     wake.await(backoff);
                     continue;
@@ -211,9 +194,7 @@ final class SubscriptionRunner {
     /** Gives back the room and the open claim's place of a claim that holds no rows. */
     private void giveBack(int roomTaken) {
         room.release(roomTaken);
-        if (openClaims != null) {
-            openClaims.release();
-        }
+        openClaims.release();
     }
 
     /** Puts claimed rows in the buffer, and gives back the room they did not fill. */
@@ -223,7 +204,7 @@ final class SubscriptionRunner {
             return;
         }
         inWork.addAll(claimed);
-        ClaimHold hold = openClaims != null ? new ClaimHold(claimed.size()) : null;
+        ClaimHold hold = new ClaimHold(claimed.size());
         if (batches) {
             ready.add(new Unit(claimed, hold));
         } else {
@@ -231,16 +212,6 @@ final class SubscriptionRunner {
             for (InFlight delivery : claimed) {
                 ready.add(new Unit(List.of(delivery), hold));
             }
-        }
-    }
-
-    private void keeperLoop() {
-        try {
-            keeper.run();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            loopsDone.countDown();
         }
     }
 
@@ -256,7 +227,7 @@ final class SubscriptionRunner {
                     if (stopping) {
                         rows.forEach(delivery -> release(delivery, false));
                     } else {
-                        List<InFlight> live = keeper != null ? stillLeased(rows) : rows;
+                        List<InFlight> live = notExpired(rows);
                         if (!live.isEmpty()) {
                             live.forEach(delivery -> delivery.worker(Thread.currentThread()));
                             deliverer.deliver(live, () -> stopping);
@@ -266,9 +237,7 @@ final class SubscriptionRunner {
                     rows.forEach(delivery -> delivery.worker(null));
                     rows.forEach(inWork::remove);
                     room.release(batches ? 1 : rows.size());
-                    if (unit.claim() != null) {
-                        unit.claim().done(rows.size());
-                    }
+                    unit.claim().done(rows.size());
                 }
             }
         } catch (InterruptedException e) {
@@ -277,17 +246,17 @@ final class SubscriptionRunner {
     }
 
     /**
-     * The rows whose lease is still ours. A row whose lease ran out while it waited in the buffer
-     * (its keeper could not extend it) may be another claim's by now, so it is not handled here.
+     * The rows still ours. A row whose lease ran out while it waited in the buffer (its keeper
+     * could not extend it) may be another claim's by now, so it is not handled here.
      */
-    private List<InFlight> stillLeased(List<InFlight> rows) {
-        Instant now = broker.clock().instant();
+    private List<InFlight> notExpired(List<InFlight> rows) {
+        Instant now = clock.instant();
         List<InFlight> live = null;
         for (int i = 0; i < rows.size(); i++) {
             InFlight delivery = rows.get(i);
             boolean expired;
             synchronized (delivery) {
-                expired = delivery.token() != null && !now.isBefore(delivery.token());
+                expired = delivery.claim().expired(delivery, now);
                 if (expired) {
                     delivery.markSettled();
                 }
@@ -315,18 +284,13 @@ final class SubscriptionRunner {
 
     // ---- shutdown ----
 
-    /** Stops the claim loop and the keeper, and waits for a claim in progress to finish. */
+    /** Stops the claim loops, and waits for a claim in progress to finish. */
     void stopClaiming(Duration wait) throws InterruptedException {
         stopping = true;
         wake.close();
-        if (keeper != null) {
-            keeper.stop();
-        }
         // Claim loops waiting for room or for an open claim's place see the stop.
         room.release(claimLoops * Math.max(claimAt, 1));
-        if (openClaims != null) {
-            openClaims.release(claimLoops);
-        }
+        openClaims.release(claimLoops);
         if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
         }
@@ -357,22 +321,20 @@ final class SubscriptionRunner {
                         + " its delivery is dropped and the row released", queue, delivery.id());
             }
         }
-        closeAcks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(5));
-        return cutOff;
-    }
-
-    /** Writes the acks handed over and stops their writer; acks handed over later are written at once. */
-    void closeAcks(Duration wait) throws InterruptedException {
-        AckBatcher acks = deliverer.acks();
-        if (acks != null && !acks.close(wait)) {
+        Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(5);
+        if (!form.close(wait)) {
             LOG.log(Level.WARNING, "queue {0}: the acks handed over were not all written within {1} ms", queue,
                     wait.toMillis());
         }
+        return cutOff;
     }
 
-    /** Advisory lock form: releases the locks of deliveries in work; returns how many. */
-    int releaseLocks() {
-        return form.releaseLocks();
+    /**
+     * Once the claims have stopped: stops keeping leases, and releases the locks of deliveries in
+     * work (advisory form); returns how many.
+     */
+    int stopForm() {
+        return form.stop();
     }
 
     /** Deliveries claimed and not yet settled. */

@@ -28,7 +28,11 @@ class LeaseTest {
     }
 
     private InboxBroker broker(TestDatabase db, String name, Duration lease, Subscription<Job> subscription) {
-        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(100)).lease(lease)
+        return broker(InboxBroker.fromUrl(db.url()), name, lease, subscription);
+    }
+
+    private InboxBroker broker(InboxBroker configured, String name, Duration lease, Subscription<Job> subscription) {
+        InboxBroker broker = configured.pollInterval(Duration.ofMillis(100)).lease(lease)
                 .listener(new BrokerListener() {
                     @Override
                     public void settled(String queue, Object id, int attempt, Outcome outcome) {
@@ -73,14 +77,15 @@ class LeaseTest {
         CountDownLatch claimedByA = new CountDownLatch(1);
         CountDownLatch handledByB = new CountDownLatch(1);
         List<String> handled = new CopyOnWriteArrayList<>();
-        InboxBroker a = broker(db, "a", Duration.ofSeconds(1),
+        // a's keeper cannot reach the database: its lease runs out under the handler.
+        OutageDataSource keeperOutage = new OutageDataSource(db.dataSource(), "-keeper").refuse(Integer.MAX_VALUE);
+        InboxBroker a = broker(InboxBroker.fromDataSource(keeperOutage), "a", Duration.ofSeconds(1),
                 Subscription.of("leases", Job.leaseTable(TABLE), Job.class, (job, d) -> {
                     handled.add("a attempt " + d.attempt());
                     claimedByA.countDown();
                     handledByB.await(30, TimeUnit.SECONDS);
                     return Outcome.ack();
                 })).connect();
-        a.pauseKeeper("leases", true); // as if the database were out of the keeper's reach
         a.publisher("leases", Job.class).publish(new Job(2));
         assertThat(claimedByA.await(10, TimeUnit.SECONDS)).isTrue();
 

@@ -2,6 +2,7 @@ package dev.inbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
@@ -86,7 +87,15 @@ class SoakTest {
                     + " connection_limit=%d vacuum=%s storage=%s%n", name(db), MINUTES, RATE, lease.rate, rowLock.rate,
                     CONNECTION_LIMIT, vacuum,
                     POSTGRES_STORAGE.isEmpty() || db != TestDatabase.POSTGRES ? "default" : POSTGRES_STORAGE);
-            InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(CONNECTION_LIMIT)
+            // The application's pool, sized and set as the broker's own would be, so the soak can watch it.
+            HikariConfig poolConfig = new HikariConfig();
+            poolConfig.setJdbcUrl(db.url());
+            poolConfig.setMaximumPoolSize(CONNECTION_LIMIT);
+            if (db == TestDatabase.MARIADB) {
+                poolConfig.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+            }
+            HikariDataSource pool = new HikariDataSource(poolConfig);
+            InboxBroker broker = InboxBroker.fromDataSource(pool)
                     .listenNotify(db == TestDatabase.POSTGRES)
                     .subscribe(Subscription.of(lease.queue, TestTable.of(LEASE_TABLE, ClaimForm.LEASE,
                             TestTable.Feature.ATTEMPT).spec(), Work.class, lease::handle).workers(4))
@@ -104,7 +113,7 @@ class SoakTest {
                     if (wait > 0) {
                         TimeUnit.NANOSECONDS.sleep(wait);
                     }
-                    Sample sample = sample(db, monitor, broker, feeds, minute);
+                    Sample sample = sample(db, monitor, pool, feeds, minute);
                     samples.add(sample);
                     System.out.println(sample.line(db));
                     if (testVacuums) {
@@ -134,6 +143,7 @@ class SoakTest {
                     s.stop();
                 }
                 ShutdownReport report = broker.shutdown(Duration.ofSeconds(10));
+                pool.close();
                 System.out.printf("SOAK db=%s shutdown %s%n", name(db), report);
             }
             long finalBacklog = backlog(monitor);
@@ -228,14 +238,13 @@ class SoakTest {
         return autovacuum ? "autovacuum" : "test";
     }
 
-    private static Sample sample(TestDatabase db, Connection c, InboxBroker broker, List<Feed> feeds, int minute)
+    private static Sample sample(TestDatabase db, Connection c, HikariDataSource pool, List<Feed> feeds, int minute)
             throws SQLException {
         for (int i = 0; i < 2; i++) {
             System.gc();
         }
         double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0;
         int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-        HikariDataSource pool = (HikariDataSource) broker.connections().dataSource();
         int poolTotal = pool.getHikariPoolMXBean().getTotalConnections();
         long published = feeds.stream().mapToLong(s -> s.published.get()).sum();
         long handled = feeds.stream().mapToLong(s -> s.handled.get()).sum();

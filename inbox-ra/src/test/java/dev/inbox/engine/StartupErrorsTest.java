@@ -106,10 +106,31 @@ class StartupErrorsTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aSecondSubscriptionToOneQueueIsRefused(TestDatabase db) {
-        db.createLeaseTable("twice_jobs");
-        open(db, subscription("twice", Job.leaseTable("twice_jobs")));
+        broker = InboxBroker.fromUrl(db.url()).subscribe(subscription("twice", Job.leaseTable("twice_jobs")));
         assertFails(() -> broker.subscribe(subscription("twice", Job.leaseTable("twice_jobs"))), Kind.DECLARATION,
                 "queue twice", "once");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TestDatabase.class)
+    void configuringAConnectedBrokerFailsWithLifecycle(TestDatabase db) {
+        db.createLeaseTable("twice_jobs");
+        open(db, subscription("twice", Job.leaseTable("twice_jobs")));
+        assertFails(() -> broker.subscribe(subscription("later", Job.leaseTable("twice_jobs"))), Kind.LIFECYCLE,
+                "queue later", "connected", "before connect()");
+        assertFails(() -> broker.connect(), Kind.LIFECYCLE, "connected", "connect again");
+        assertFails(() -> broker.lease(Duration.ofSeconds(5)), Kind.LIFECYCLE, "lease");
+        assertFails(() -> broker.route("later", Job.leaseTable("twice_jobs")), Kind.LIFECYCLE, "route queue later");
+        broker.shutdown();
+        assertFails(() -> broker.connect(), Kind.CLOSED, "shut down");
+    }
+
+    @Test
+    void publishingBeforeConnectFailsWithLifecycle() {
+        broker = InboxBroker.fromUrl(TestDatabase.SQLITE.url()).route("early", Job.leaseTable("early_jobs"));
+        assertFails(() -> broker.publisher("early", Job.class).publish(new Job(1)), Kind.LIFECYCLE, "queue early",
+                "connect()");
+        assertFails(() -> broker.publisher("unknown", Job.class), Kind.DECLARATION, "queue unknown", "route it");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -201,8 +222,8 @@ class StartupErrorsTest {
 
     @Test
     void leasesAreWholeSecondsRoundedUp() {
-        assertThat(InboxBroker.wholeSeconds(Duration.ofMillis(1))).isEqualTo(Duration.ofSeconds(1));
-        assertThat(InboxBroker.wholeSeconds(Duration.ofMillis(1500))).isEqualTo(Duration.ofSeconds(2));
-        assertThat(InboxBroker.wholeSeconds(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BrokerOpener.wholeSeconds(Duration.ofMillis(1))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(BrokerOpener.wholeSeconds(Duration.ofMillis(1500))).isEqualTo(Duration.ofSeconds(2));
+        assertThat(BrokerOpener.wholeSeconds(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
     }
 }

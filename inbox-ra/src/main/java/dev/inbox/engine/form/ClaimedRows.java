@@ -32,11 +32,11 @@ final class ClaimedRows {
     }
 
     /**
-     * Every row of {@code rs}, each holding {@code token} (null outside the lease form), in claim
-     * order: higher priority first, then id. A statement that claims many rows at once (an
+     * Every row of {@code rs}, each held by {@code claim} with {@code token} (null outside the lease
+     * form), in claim order: higher priority first, then id. A statement that claims many rows at once (an
      * {@code UPDATE ... RETURNING}, say) returns them in an order of its own.
      */
-    List<InFlight> read(ResultSet rs, Instant token) throws SQLException {
+    List<InFlight> read(ResultSet rs, Instant token, Claim claim) throws SQLException {
         List<InFlight> rows = new ArrayList<>();
         boolean prioritised = rs.getMetaData().getColumnCount() >= 5;
         Map<InFlight, Integer> priorities = prioritised ? new HashMap<>() : null;
@@ -50,7 +50,7 @@ final class ClaimedRows {
                 String text = rs.getString(3);
                 payload = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
             }
-            InFlight row = new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), token);
+            InFlight row = new InFlight(queue, id, attempt, payload, headers(id, rs.getString(4)), token, claim);
             rows.add(row);
             if (prioritised) {
                 priorities.put(row, rs.getInt(5));

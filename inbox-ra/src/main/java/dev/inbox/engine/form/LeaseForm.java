@@ -1,10 +1,11 @@
 package dev.inbox.engine.form;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
+import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
+import dev.inbox.engine.Threads;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
 import java.sql.Connection;
@@ -14,17 +15,18 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
  * The lease form. The claim reads "now" once: due rows and ended leases are judged from it and the
  * expiry written (now + lease) starts from it. The claim counts the attempt and commits; the
  * expiry is the delivery's ownership token, and every settlement or extension takes effect only
- * while the row still holds it.
+ * while the row still holds it. A keeper extends the leases in work each half lease; the acks of
+ * all workers are written together by one writer.
  */
 public final class LeaseForm implements Form {
-    private final String queue;
-    private final String table;
+    private final FormContext context;
     private final Dialect dialect;
     private final LeaseStatements.ClaimStyle style;
     private final Sql claim;
@@ -37,15 +39,15 @@ public final class LeaseForm implements Form {
     private final Sql release;
     private final Duration lease;
     private final ClaimedRows claimed;
+    private final Leased leased = new Leased();
+    private final LeaseKeeper keeper;
+    /** Null in a transactional subscription, whose acks commit with their delivery's transaction. */
+    private final AckWriter acks;
 
-    /**
-     * @param deadLetter the statement that copies a row into the dead-letter table, or null for none
-     */
-    public LeaseForm(String queue, String table, Dialect dialect, LeaseStatements statements, String deadLetter,
-            Duration lease, boolean binaryPayload, ObjectMapper json) {
-        this.queue = queue;
-        this.table = table;
-        this.dialect = dialect;
+    /** @param ackRoom how many acks may wait for the writer before a worker waits */
+    public LeaseForm(FormContext context, LeaseStatements statements, Duration lease, int ackRoom) {
+        this.context = context;
+        this.dialect = context.dialect();
         this.style = statements.style();
         this.claim = new Sql("lease claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("lease stamp", statements.stamp());
@@ -53,10 +55,14 @@ public final class LeaseForm implements Form {
         this.ack = new Sql("ack", statements.ack());
         this.retry = new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
-        this.deadLetter = deadLetter == null ? null : new Sql("dead letter", deadLetter);
+        this.deadLetter = context.deadLetterSql();
         this.release = statements.release() == null ? null : new Sql("release", statements.release());
         this.lease = lease;
-        this.claimed = new ClaimedRows(queue, table, binaryPayload, json);
+        this.claimed = context.rows();
+        this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
+                context.clock(), context.listener(), lease);
+        this.acks = context.transactional() ? null : new AckWriter(new AckBatch(ack, dialect, d -> lost(d, "ack")),
+                context.connections(), dialect, context.reports(), ackRoom);
     }
 
     @Override
@@ -74,16 +80,46 @@ public final class LeaseForm implements Form {
     }
 
     @Override
-    public boolean keepsLeases() {
-        return true;
+    public int rowsPerClaim(int batchSize) {
+        return batchSize;
     }
 
     @Override
-    public List<InFlight> claim(ConnectionSource connections, Instant now, int limit) throws SQLException {
+    public int claimsAtOnce(int workers, int rows) {
+        return rows; // a claim holds nothing once it has returned
+    }
+
+    @Override
+    public int connections(int workers, int claimLoops) {
+        // A settlement per worker, a claim per loop, and the keeper (or the ack writer).
+        return workers + claimLoops + 1;
+    }
+
+    @Override
+    public void start(Threads threads, String name, Collection<InFlight> inWork) {
+        threads.start(name + "-keeper", () -> keeper.run(inWork));
+        if (acks != null) {
+            threads.start(name + "-acks", acks::run);
+        }
+    }
+
+    @Override
+    public int stop() {
+        keeper.stop();
+        return 0;
+    }
+
+    @Override
+    public boolean close(Duration wait) throws InterruptedException {
+        return acks == null || acks.close(wait);
+    }
+
+    @Override
+    public List<InFlight> claim(Instant now, int limit) throws SQLException {
         // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
-        return connections.use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
+        return context.connections().use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
                 ? claimReturning(connection, at, expiry, limit)
                 : claimThenStamp(connection, at, expiry, limit));
     }
@@ -94,7 +130,7 @@ public final class LeaseForm implements Form {
         try (PreparedStatement ps = claim.prepare(connection)) {
             bindClaim(ps, now, expiry, limit);
             try (ResultSet rs = ps.executeQuery()) {
-                return claimed.read(rs, expiry);
+                return claimed.read(rs, expiry, leased);
             }
         }
     }
@@ -107,7 +143,7 @@ public final class LeaseForm implements Form {
             try (PreparedStatement ps = claim.prepare(connection)) {
                 bindClaim(ps, now, expiry, limit);
                 try (ResultSet rs = ps.executeQuery()) {
-                    rows = claimed.read(rs, expiry);
+                    rows = claimed.read(rs, expiry, leased);
                 }
             }
             if (!rows.isEmpty()) {
@@ -130,8 +166,8 @@ public final class LeaseForm implements Form {
         claim.setInt(ps, "limit", limit);
     }
 
-    @Override
-    public boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
+    /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. */
+    private boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
         Instant next = dialect.deadline(now, lease);
         if (next.equals(delivery.token())) {
             return true;
@@ -148,15 +184,6 @@ public final class LeaseForm implements Form {
         }
     }
 
-    @Override
-    public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
-            throws SQLException {
-        connections.use(connection -> {
-            settle(connection, delivery, outcome, now);
-            return null;
-        });
-    }
-
     private void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
         if (Settlements.run(connection, Settlements.of(outcome, ack, retry, drop), delivery, outcome, now,
                 dialect) != 1) {
@@ -164,52 +191,60 @@ public final class LeaseForm implements Form {
         }
     }
 
-    @Override
-    public boolean acksTogether() {
-        return true;
-    }
-
-    @Override
-    public List<InboxException> ackAll(ConnectionSource connections, List<InFlight> deliveries, Instant now)
-            throws SQLException {
-        // One commit for all: where commits wait for the disk, that is most of the saving.
-        boolean[] took = connections.use(connection -> Transactions.inOneCommit(connection, dialect,
-                deliveries.size(), () -> Settlements.runBatch(connection, ack, deliveries, Outcome.ack(), now,
-                        dialect)));
-        List<InboxException> lost = new ArrayList<>(deliveries.size());
-        for (int i = 0; i < took.length; i++) {
-            lost.add(took[i] ? null : lost(deliveries.get(i), "ack"));
-        }
-        return lost;
-    }
-
-    @Override
-    public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
-            throws SQLException {
-        connections.use(connection -> Transactions.run(connection, -1, () -> {
-            if (!DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)) {
-                throw lost(delivery, "move to the dead-letter table");
-            }
-            return null;
-        }));
-    }
-
     private InboxException lost(InFlight delivery, String what) {
-        return new InboxException(InboxException.Kind.LEASE_LOST, "queue " + queue + ": row " + delivery.id()
-                + " of table " + table + " was claimed again after its lease ran out, so its " + what
-                + " did not take effect; keep handlers within the lease or let the keeper reach the database");
+        return new InboxException(InboxException.Kind.LEASE_LOST, "queue " + context.queue() + ": row "
+                + delivery.id() + " of table " + context.spec().table() + " was claimed again after its lease ran"
+                + " out, so its " + what + " did not take effect; keep handlers within the lease or let the keeper"
+                + " reach the database");
     }
 
-    @Override
-    public boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException {
-        Sql sql = started || release == null ? retry : release;
-        return connections.use(connection -> {
-            try (PreparedStatement ps = sql.prepare(connection)) {
-                sql.set(ps, "id", delivery.id());
-                sql.setTime(ps, "token", delivery.token(), dialect);
-                sql.setTime(ps, "due", null, dialect);
-                return ps.executeUpdate() == 1;
-            }
-        });
+    /** The claim of every lease delivery: the row holds its lease, and the process holds nothing. */
+    private final class Leased implements Claim {
+        @Override
+        public void ack(InFlight delivery, Instant now) {
+            acks.add(delivery, now);
+        }
+
+        @Override
+        public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+            context.connections().use(connection -> {
+                LeaseForm.this.settle(connection, delivery, outcome, now);
+                return null;
+            });
+        }
+
+        @Override
+        public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
+            context.connections().use(connection -> Transactions.run(connection, -1, () -> {
+                if (!DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect)) {
+                    throw lost(delivery, "move to the dead-letter table");
+                }
+                return null;
+            }));
+        }
+
+        @Override
+        public boolean release(InFlight delivery, boolean started) throws SQLException {
+            Sql sql = started || release == null ? retry : release;
+            return context.connections().use(connection -> {
+                try (PreparedStatement ps = sql.prepare(connection)) {
+                    sql.set(ps, "id", delivery.id());
+                    sql.setTime(ps, "token", delivery.token(), dialect);
+                    sql.setTime(ps, "due", null, dialect);
+                    return ps.executeUpdate() == 1;
+                }
+            });
+        }
+
+        @Override
+        public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws Exception {
+            return new OwnTransaction(transactions.begin(context.spec()),
+                    (connection, now) -> LeaseForm.this.settle(connection, delivery, Outcome.ack(), now), () -> { });
+        }
+
+        @Override
+        public boolean expired(InFlight delivery, Instant now) {
+            return !now.isBefore(delivery.token());
+        }
     }
 }

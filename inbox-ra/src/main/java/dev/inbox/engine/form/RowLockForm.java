@@ -1,9 +1,9 @@
 package dev.inbox.engine.form;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
+import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
@@ -13,18 +13,20 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The row lock form. A claim opens a transaction that locks its rows ({@code FOR UPDATE SKIP
- * LOCKED}) and stays open while their handlers run; each settles in it, and it commits when the
- * last of them has settled. A crashed process's rows return when its connection closes and the
- * transaction rolls back.
+ * LOCKED}) and stays open while their handlers run; each settles in it, acks put off until the
+ * last, and it commits when the last of them has settled. A crashed process's rows return when
+ * its connection closes and the transaction rolls back. A transactional delivery's writes go into
+ * the claim's transaction, so its claim takes one row.
  */
 public final class RowLockForm implements Form {
-    private final String queue;
+    private final FormContext context;
     private final InboxSpec spec;
     private final Dialect dialect;
     private final LeaseStatements.ClaimStyle style;
@@ -35,47 +37,19 @@ public final class RowLockForm implements Form {
     private final Sql drop;
     private final Sql deadLetter;
     private final ClaimedRows claimed;
-    private final boolean oneRowPerTransaction;
 
-    /**
-     * @param deadLetter           the dead-letter insert, or null
-     * @param oneRowPerTransaction true for transactional deliveries, whose transaction is the claim's
-     */
-    public RowLockForm(String queue, InboxSpec spec, Dialect dialect, RowLockStatements statements, String deadLetter,
-            boolean binaryPayload, ObjectMapper json, boolean oneRowPerTransaction) {
-        this.queue = queue;
-        this.spec = spec;
-        this.dialect = dialect;
+    public RowLockForm(FormContext context, RowLockStatements statements) {
+        this.context = context;
+        this.spec = context.spec();
+        this.dialect = context.dialect();
         this.style = statements.style();
         this.claim = new Sql("row lock claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("row lock stamp", statements.stamp());
         this.ack = new Sql("ack", statements.ack());
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
-        this.deadLetter = deadLetter == null ? null : new Sql("dead letter", deadLetter);
-        this.claimed = new ClaimedRows(queue, spec.table(), binaryPayload, json);
-        this.oneRowPerTransaction = oneRowPerTransaction;
-    }
-
-    /**
-     * The open transaction of one claim, how many of its deliveries have yet to settle, and the
-     * acks put off until the last of them: they run as one batch just before the commit, stamped
-     * (where acks mark rows processed) with the time of the last.
-     */
-    private static final class Hold {
-        final Connection connection;
-        final int isolationBefore;
-        final List<InFlight> acks = new ArrayList<>();
-        Instant lastAck;
-        int open;
-        boolean settledAny;
-        boolean ended;
-
-        Hold(Connection connection, int isolationBefore, int open) {
-            this.connection = connection;
-            this.isolationBefore = isolationBefore;
-            this.open = open;
-        }
+        this.deadLetter = context.deadLetterSql();
+        this.claimed = context.rows();
     }
 
     @Override
@@ -89,14 +63,25 @@ public final class RowLockForm implements Form {
         return all;
     }
 
-    /** A claim holds its transaction open; transactional deliveries take one row each. */
-    private int claimLimit(int wanted) {
-        return oneRowPerTransaction ? 1 : wanted;
+    @Override
+    public int rowsPerClaim(int batchSize) {
+        // A transactional delivery's writes commit with its claim's transaction: one row each.
+        return context.transactional() ? 1 : batchSize;
     }
 
     @Override
-    public List<InFlight> claim(ConnectionSource connections, Instant now, int limit) throws SQLException {
-        Connection connection = connections.open();
+    public int claimsAtOnce(int workers, int rows) {
+        return workers + 1; // each keeps a connection until its rows settle
+    }
+
+    @Override
+    public int connections(int workers, int claimLoops) {
+        return workers + 1;
+    }
+
+    @Override
+    public List<InFlight> claim(Instant now, int limit) throws SQLException {
+        Connection connection = context.connections().open();
         int isolation;
         try {
             isolation = dialect.beginChangesIsolation(spec) ? connection.getTransactionIsolation() : -1;
@@ -105,13 +90,14 @@ public final class RowLockForm implements Form {
             connection.close();
             throw e;
         }
+        ClaimTransaction transaction = new ClaimTransaction(connection, isolation);
         try {
             List<InFlight> rows;
             try (PreparedStatement ps = claim.prepare(connection)) {
                 claim.setTime(ps, "now", dialect.stored(now), dialect);
-                claim.setInt(ps, "limit", claimLimit(limit));
+                claim.setInt(ps, "limit", rowsPerClaim(limit));
                 try (ResultSet rs = ps.executeQuery()) {
-                    rows = claimed.read(rs, null);
+                    rows = claimed.read(rs, null, transaction);
                 }
             }
             if (stamp != null && !rows.isEmpty()) {
@@ -125,140 +111,186 @@ public final class RowLockForm implements Form {
             }
             if (rows.isEmpty()) {
                 connection.commit();
-                end(new Hold(connection, isolation, 0));
+                transaction.end();
                 return rows;
             }
-            Hold hold = new Hold(connection, isolation, rows.size());
-            rows.forEach(row -> row.hold(hold));
+            transaction.open = rows.size();
             return rows;
         } catch (SQLException e) {
             Transactions.rollbackQuietly(connection, e);
-            end(new Hold(connection, isolation, 0));
+            transaction.end();
             if ("40001".equals(e.getSQLState())) {
                 // At a level stricter than READ COMMITTED: reported as what it is.
-                throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": a claim on row lock"
-                        + " table " + spec.table() + " failed with a serialization failure at isolation "
+                throw new InboxException(InboxException.Kind.DATABASE, "queue " + context.queue() + ": a claim on"
+                        + " row lock table " + spec.table() + " failed with a serialization failure at isolation "
                         + spec.isolation() + "; row lock claims work at READ_COMMITTED (" + e.getMessage().trim()
                         + ")", e);
             }
             throw e;
         } catch (RuntimeException e) {
             Transactions.rollbackQuietly(connection, e);
-            end(new Hold(connection, isolation, 0));
+            transaction.end();
             throw e;
         }
     }
 
-    @Override
-    public boolean claimsOneRow() {
-        return oneRowPerTransaction;
+    /** Work on the claim's connection, inside its transaction. */
+    @FunctionalInterface
+    private interface InTransaction {
+        void run(Connection connection) throws SQLException;
     }
 
-    @Override
-    public boolean claimsHoldConnections() {
-        return true;
-    }
+    /**
+     * The open transaction of one claim, how many of its deliveries have yet to settle, and the
+     * acks put off until the last of them, which run as one batch just before the commit.
+     */
+    private final class ClaimTransaction implements Claim {
+        private final Connection connection;
+        private final int isolationBefore;
+        private final AckBatch acks = new AckBatch(ack, dialect, d -> gone(d));
+        private int open;
+        private boolean settledAny;
+        private boolean ended;
 
-    @Override
-    public Connection transactionOf(InFlight delivery) {
-        return oneRowPerTransaction ? hold(delivery).connection : null;
-    }
-
-    private static Hold hold(InFlight delivery) {
-        return (Hold) delivery.hold();
-    }
-
-    @Override
-    public void settle(ConnectionSource connections, InFlight delivery, Outcome outcome, Instant now)
-            throws SQLException {
-        if (outcome.kind() == Outcome.Kind.ACK && !oneRowPerTransaction) {
-            // The row stays locked by the claim's transaction, so its ack can wait for the others'.
-            inHold(delivery, connection -> {
-                Hold hold = hold(delivery);
-                hold.acks.add(delivery);
-                hold.lastAck = now;
-            });
-            return;
+        ClaimTransaction(Connection connection, int isolationBefore) {
+            this.connection = connection;
+            this.isolationBefore = isolationBefore;
         }
-        Sql sql = Settlements.of(outcome, ack, retry, drop);
-        inHold(delivery, connection -> {
-            if (sql != null) {
-                Settlements.run(connection, sql, delivery, outcome, now, dialect);
+
+        @Override
+        public synchronized void ack(InFlight delivery, Instant now) {
+            // The row stays locked by the claim's transaction, so its ack can wait for the others'.
+            if (ended) {
+                context.reports().failed(delivery, Outcome.ack(), gone(delivery));
+                return;
             }
-        });
-    }
+            acks.add(delivery, now);
+            settledAny = true;
+            try {
+                done();
+            } catch (SQLException | RuntimeException e) {
+                // reported per ack by the batch; the rows are back in the queue
+            }
+        }
 
-    @Override
-    public void deadLetter(ConnectionSource connections, InFlight delivery, String error, Instant now)
-            throws SQLException {
-        inHold(delivery, connection -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect));
-    }
+        @Override
+        public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+            Sql sql = Settlements.of(outcome, ack, retry, drop);
+            inTransaction(delivery, connection -> {
+                if (sql != null) {
+                    Settlements.run(connection, sql, delivery, outcome, now, dialect);
+                }
+            });
+        }
 
-    @Override
-    public boolean release(ConnectionSource connections, InFlight delivery, boolean started) throws SQLException {
-        Hold hold = hold(delivery);
-        synchronized (hold) {
-            if (hold.ended) {
+        @Override
+        public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
+            inTransaction(delivery, connection -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now,
+                    dialect));
+        }
+
+        @Override
+        public synchronized boolean release(InFlight delivery, boolean started) throws SQLException {
+            if (ended) {
                 return false;
             }
-            hold.open--;
-            if (hold.open == 0) {
-                finish(hold);
-            }
+            done();
             return true;
         }
-    }
 
-    /** Settles one delivery in its claim's transaction, committing when it was the claim's last. */
-    private void inHold(InFlight delivery, Settlements.OnConnection work) throws SQLException {
-        Hold hold = hold(delivery);
-        synchronized (hold) {
-            if (hold.ended) {
-                throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the claim transaction"
-                        + " of row " + delivery.id() + " of table " + spec.table() + " was rolled back; the row is"
-                        + " back in the queue");
+        @Override
+        public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws SQLException {
+            Savepoint beforeHandler = connection.setSavepoint();
+            return new HandlerTransaction() {
+                @Override
+                public Connection connection() {
+                    return connection;
+                }
+
+                @Override
+                public boolean locksDatabase() {
+                    return false;
+                }
+
+                @Override
+                public void commitAck(Instant now) throws SQLException {
+                    // The claim's only row: its ack commits the claim's transaction.
+                    inTransaction(delivery, c -> Settlements.run(c, ack, delivery, Outcome.ack(), now, dialect));
+                }
+
+                @Override
+                public void rollback() throws SQLException {
+                    // Back to before the handler, so the row still settles in the transaction that holds it.
+                    synchronized (ClaimTransaction.this) {
+                        if (!ended) {
+                            connection.rollback(beforeHandler);
+                        }
+                    }
+                }
+
+                @Override
+                public void close() {
+                    // the claim's transaction ends when its row settles
+                }
+            };
+        }
+
+        /** Settles one delivery in the claim's transaction, committing when it was the claim's last. */
+        private synchronized void inTransaction(InFlight delivery, InTransaction work) throws SQLException {
+            if (ended) {
+                throw gone(delivery);
             }
             try {
-                work.run(hold.connection);
-                hold.settledAny = true;
-                hold.open--;
-                if (hold.open == 0) {
-                    finish(hold);
-                }
+                work.run(connection);
+                settledAny = true;
+                done();
             } catch (SQLException | RuntimeException e) {
                 // One failed statement ends the claim: its rows go back to the queue.
-                Transactions.rollbackQuietly(hold.connection, e);
-                end(hold);
+                Transactions.rollbackQuietly(connection, e);
+                acks.fail(context.reports(), e);
+                end();
                 throw e;
             }
         }
-    }
 
-    /** Runs the acks put off, and commits what settled; rolls back a claim none of whose deliveries settled. */
-    private void finish(Hold hold) throws SQLException {
-        try {
-            if (!hold.acks.isEmpty()) {
-                Settlements.runBatch(hold.connection, ack, hold.acks, Outcome.ack(), hold.lastAck, dialect);
+        /** One delivery is done; after the last, runs the acks put off and commits what settled. */
+        private void done() throws SQLException {
+            if (--open > 0) {
+                return;
             }
-            if (hold.settledAny) {
-                hold.connection.commit();
-            } else {
-                hold.connection.rollback();
+            try {
+                if (!acks.isEmpty()) {
+                    acks.write(connection, (c, statements, batch) -> {
+                        boolean[] took = batch.run();
+                        c.commit();
+                        return took;
+                    }, context.reports());
+                } else if (settledAny) {
+                    connection.commit();
+                } else {
+                    connection.rollback(); // none settled: every row goes back as it was
+                }
+            } catch (SQLException | RuntimeException e) {
+                Transactions.rollbackQuietly(connection, e);
+                throw e;
+            } finally {
+                end();
             }
-        } catch (SQLException | RuntimeException e) {
-            Transactions.rollbackQuietly(hold.connection, e);
-            throw e;
-        } finally {
-            end(hold);
         }
-    }
 
-    private void end(Hold hold) {
-        hold.ended = true;
-        try (Connection connection = hold.connection) {
-            dialect.end(connection, spec, hold.isolationBefore);
-        } catch (SQLException e) {
-            // the pool discards a broken connection
+        private void end() {
+            ended = true;
+            try (Connection c = connection) {
+                dialect.end(c, spec, isolationBefore);
+            } catch (SQLException e) {
+                // the pool discards a broken connection
+            }
+        }
+
+        private InboxException gone(InFlight delivery) {
+            return new InboxException(InboxException.Kind.DATABASE, "queue " + context.queue() + ": the claim"
+                    + " transaction of row " + delivery.id() + " of table " + spec.table() + " was rolled back; the"
+                    + " row is back in the queue");
         }
     }
 }

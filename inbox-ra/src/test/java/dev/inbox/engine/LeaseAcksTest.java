@@ -4,8 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.dialect.MySqlDialect;
+import dev.inbox.dialect.PostgresDialect;
+import dev.inbox.dialect.SqliteDialect;
 import dev.inbox.engine.form.ConnectionSource;
+import dev.inbox.engine.form.FormContext;
 import dev.inbox.engine.form.LeaseForm;
+import dev.inbox.engine.form.Reports;
+import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,25 +24,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Acks of the lease form written together: one connection and one transaction for all, each row judged alone. */
-class AckBatcherTest {
+class LeaseAcksTest {
     private static final String TABLE = "ack_batch_jobs";
 
-    private InboxBroker broker;
     private final List<String> reports = new CopyOnWriteArrayList<>();
 
-    @AfterEach
-    void stop() {
-        if (broker != null) {
-            broker.shutdown(Duration.ofSeconds(5));
-        }
-    }
-
-    /** The broker's pool, counting the connections taken from it. */
+    /** The test pool, counting the connections taken from it. */
     private static final class CountingSource implements ConnectionSource {
         final ConnectionSource pool;
         final AtomicInteger opened = new AtomicInteger();
@@ -51,75 +49,83 @@ class AckBatcherTest {
         }
     }
 
-    private final AckBatcher.Reports recorder = new AckBatcher.Reports() {
+    private final Reports recorder = new Reports() {
         @Override
-        public void acked(InFlight delivery) {
+        public void settled(InFlight delivery, Outcome outcome) {
             reports.add(delivery.id() + " acked on " + Thread.currentThread().getName());
         }
 
         @Override
-        public void lost(InFlight delivery, InboxException error) {
+        public void lost(InFlight delivery, Outcome outcome, InboxException error) {
             reports.add(delivery.id() + " " + error.kind());
         }
 
         @Override
-        public void failed(InFlight delivery, Exception error) {
+        public void failed(InFlight delivery, Outcome outcome, Exception error) {
             reports.add(delivery.id() + " failed: " + error);
         }
     };
+
+    static Dialect dialect(TestDatabase db) {
+        return switch (db) {
+            case POSTGRES -> new PostgresDialect();
+            case MARIADB -> new MySqlDialect();
+            case SQLITE -> new SqliteDialect();
+        };
+    }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void acksHandedOverTogetherShareOneConnectionAndALostLeaseFailsOnlyItsOwn(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
-        broker = InboxBroker.fromUrl(db.url()).connect();
-        LeaseForm form = new LeaseForm("acks", TABLE, broker.dialect(), broker.dialect().lease(new TableShape(
-                Job.leaseTable(TABLE), broker.dialect()::quote, Map.of())), null, Duration.ofSeconds(30), true,
-                new ObjectMapper());
-        insert(5);
-        List<InFlight> claimed = form.claim(broker.connections(), Instant.now(), 5);
+        Dialect dialect = dialect(db);
+        CountingSource source = new CountingSource(db.dataSource()::getConnection);
+        FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false);
+        LeaseForm form = new LeaseForm(context, dialect.lease(new TableShape(Job.leaseTable(TABLE), dialect::quote,
+                Map.of())), Duration.ofSeconds(30), 100);
+        insert(db, 5);
+        List<InFlight> claimed = form.claim(Instant.now(), 5);
         assertThat(claimed).hasSize(5);
         InFlight stolen = claimed.get(2);
         // Another claim took this row after its lease ran out: it holds a token of its own now.
-        try (Connection c = broker.connections().open();
+        try (Connection c = db.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET attempt = attempt + 1,"
                         + " locked_until = ? WHERE id = ?")) {
-            broker.dialect().bindTime(ps, 1, broker.dialect().deadline(Instant.now(), Duration.ofMinutes(5)));
+            dialect.bindTime(ps, 1, dialect.deadline(Instant.now(), Duration.ofMinutes(5)));
             ps.setObject(2, stolen.id());
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }
 
-        CountingSource source = new CountingSource(broker.connections());
-        AckBatcher acks = new AckBatcher(form, source, Clock.systemUTC(), recorder, 100);
+        int openedBefore = source.opened.get();
         for (InFlight delivery : claimed) {
             synchronized (delivery) {
                 delivery.markSettled();
             }
-            acks.add(delivery); // the writer is not running yet: all five wait together
+            delivery.claim().ack(delivery, Instant.now()); // the writer is not running yet: all five wait together
         }
-        Thread writer = new Thread(acks::run, "ack-writer");
-        writer.start();
-        assertThat(acks.close(Duration.ofSeconds(10))).isTrue();
-        writer.join(1_000);
+        form.start((name, task) -> new Thread(task, name).start(), "acks", List.of());
+        form.stop();
+        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
 
-        assertThat(source.opened).hasValue(1);
+        assertThat(source.opened.get() - openedBefore).isEqualTo(1);
         assertThat(reports).hasSize(5).contains(stolen.id() + " LEASE_LOST");
-        assertThat(reports).filteredOn(r -> r.endsWith("acked on ack-writer")).hasSize(4);
+        assertThat(reports).filteredOn(r -> r.endsWith("acked on acks-acks")).hasSize(4);
         assertThat(db.count(TABLE)).as("only the row another claim holds is left").isEqualTo(1);
 
         // Once closed, an ack handed over is written at once, on the caller's thread.
-        insert(1);
-        InFlight late = form.claim(broker.connections(), Instant.now(), 1).get(0);
+        insert(db, 1);
+        InFlight late = form.claim(Instant.now(), 1).get(0);
         synchronized (late) {
             late.markSettled();
         }
-        acks.add(late);
+        late.claim().ack(late, Instant.now());
         assertThat(reports).last().isEqualTo(late.id() + " acked on " + Thread.currentThread().getName());
         assertThat(db.count(TABLE)).isEqualTo(1);
     }
 
-    private void insert(int rows) throws SQLException {
-        try (Connection c = broker.connections().open();
+    private static void insert(TestDatabase db, int rows) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE + " (payload) VALUES (?)")) {
             for (int i = 0; i < rows; i++) {
                 ps.setBytes(1, ("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8));

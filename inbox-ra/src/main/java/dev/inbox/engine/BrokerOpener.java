@@ -1,0 +1,190 @@
+package dev.inbox.engine;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.ClaimForm;
+import dev.inbox.InboxException;
+import dev.inbox.InboxException.Kind;
+import dev.inbox.InboxSpec;
+import dev.inbox.Subscription;
+import dev.inbox.SubscriptionOption;
+import dev.inbox.engine.form.AdvisoryForm;
+import dev.inbox.engine.form.Form;
+import dev.inbox.engine.form.FormContext;
+import dev.inbox.engine.form.LeaseForm;
+import dev.inbox.engine.form.RowLockForm;
+import dev.inbox.spi.Dialect;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Opens a broker as the lifecycle orders it, starting nothing: reaches the database and resolves
+ * its dialect; opens every queue's table; checks, builds and prepares every subscription; listens
+ * for notifications last. Any failure releases what was taken (the listening connection, a pool
+ * the broker built) before any row is claimed or any handler called.
+ */
+final class BrokerOpener {
+    private static final System.Logger LOG = System.getLogger(BrokerOpener.class.getName());
+
+    private final BrokerConfig config;
+    private final Database database;
+    private final Dialect dialect;
+    private final EngineContext engine;
+    private final ConnectionBudget budget = new ConnectionBudget();
+    private final Map<String, PublishQueue> queues = new LinkedHashMap<>();
+    private final Map<String, SubscriptionRunner> runners = new LinkedHashMap<>();
+    private final Map<String, String> deadLetterTables = new LinkedHashMap<>();
+    private final Map<String, Runnable> channels = new LinkedHashMap<>();
+    private boolean anyTransactional;
+
+    private BrokerOpener(BrokerConfig config, Database database) {
+        this.config = config;
+        this.database = database;
+        this.dialect = database.dialect();
+        DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
+                : new JdbcDeliveryTransactions(database, dialect);
+        this.engine = new EngineContext(database, config.clock(), config.json(), config.listener(),
+                config.handlerContext(), transactions, new Wakes(transactions));
+    }
+
+    /**
+     * Opens everything {@code config} describes and starts nothing.
+     *
+     * @throws InboxException {@code URL}, {@code CONNECT}, {@code BACKEND}, or a startup error of a
+     *                        subscription or of listening
+     */
+    static OpenedBroker open(BrokerConfig config) {
+        Database database = Database.connect(config);
+        LOG.log(Level.INFO, "Inbox broker connected to {0} ({1})", database.where(), database.dialect().name());
+        NotificationListener listener = null;
+        try {
+            BrokerOpener opener = new BrokerOpener(config, database);
+            opener.openQueues();
+            listener = opener.listen();
+            opener.budget.check(database.poolSize(), opener.anyTransactional);
+            return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener);
+        } catch (RuntimeException e) {
+            if (listener != null) {
+                try {
+                    listener.stop(false);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            database.close();
+            throw e;
+        }
+    }
+
+    /** Opens the table of every queue, and builds and prepares every subscription, on one connection. */
+    private void openQueues() {
+        boolean brokerNotifies = config.setting(SubscriptionOption.LISTEN_NOTIFY);
+        config.subscriptions().forEach(this::checkForm);
+        try (Connection connection = database.open()) {
+            Map<String, OpenedTable> tables = new LinkedHashMap<>();
+            for (Map.Entry<String, InboxSpec> route : config.routes().entrySet()) {
+                tables.put(route.getKey(), OpenedTable.open(connection, dialect, route.getValue()));
+            }
+            for (Subscription<?> subscription : config.subscriptions()) {
+                if (!subscription.get(SubscriptionOption.ENABLED)) {
+                    LOG.log(Level.INFO, "queue {0}: subscription disabled by configuration", subscription.queue());
+                    continue;
+                }
+                runners.put(subscription.queue(), subscribe(subscription, tables.get(subscription.queue()),
+                        connection));
+            }
+            for (Map.Entry<String, OpenedTable> table : tables.entrySet()) {
+                String queue = table.getKey();
+                boolean notifies = dialect.listensForNotifications() && (brokerNotifies
+                        || channels.containsKey(dialect.listenChannel(table.getValue().spec().table())));
+                queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
+                        notifies));
+            }
+        } catch (SQLException e) {
+            throw database.unreachable(e);
+        }
+    }
+
+    /** A table whose claim form the database does not serve is refused before anything is opened. */
+    private void checkForm(Subscription<?> subscription) {
+        InboxSpec spec = subscription.table();
+        if (!dialect.forms().contains(spec.claimForm())) {
+            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
+                    + " uses the " + spec.claimForm() + " form, which " + dialect.name() + " does not serve; it serves "
+                    + dialect.forms() + ": change the table's description");
+        }
+    }
+
+    private <T> SubscriptionRunner subscribe(Subscription<T> subscription, OpenedTable table, Connection connection)
+            throws SQLException {
+        String queue = subscription.queue();
+        InboxSpec spec = subscription.table();
+        ClaimForm claimForm = spec.claimForm();
+        dialect.checkServer(connection, spec, claimForm);
+        String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
+                .map(dead -> table.deadLetterInsert(connection, dialect, dead, claimForm == ClaimForm.LEASE))
+                .orElse(null);
+        Duration lease = wholeSeconds(config.setting(subscription, SubscriptionOption.LEASE));
+        RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
+                subscription.get(SubscriptionOption.BATCH_SIZE), subscription.find(SubscriptionOption.PREFETCH).orElse(-1),
+                config.setting(subscription, SubscriptionOption.POLL_INTERVAL), lease,
+                subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0), deadLetter != null,
+                subscription.get(SubscriptionOption.TRANSACTIONAL));
+        SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener());
+        FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
+                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional());
+        Form form = switch (claimForm) {
+            case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
+                    2 * (settings.workers() + settings.batchSize()));
+            case ROW_LOCK -> new RowLockForm(context, dialect.rowLock(table.shape()));
+            case ADVISORY -> new AdvisoryForm(context, dialect.advisory(table.shape()), database.identity());
+        };
+        for (Sql sql : form.statements()) {
+            OpenedTable.prepare(connection, dialect, spec, sql);
+        }
+        ObjectMapper json = config.json();
+        Deliverer<T> deliverer = new Deliverer<>(engine, queue, spec, subscription.handler(),
+                subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
+                reports);
+        SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), form, deliverer, settings,
+                subscription.isBatch(), config.clock(), config.listener());
+        engine.wakes().register(queue, runner::wake);
+        if (deadLetter != null) {
+            deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));
+        }
+        if (config.setting(subscription, SubscriptionOption.LISTEN_NOTIFY)) {
+            if (dialect.listensForNotifications()) {
+                channels.put(dialect.listenChannel(spec.table()), runner::wake);
+            } else {
+                LOG.log(Level.WARNING, "queue {0}: listen-notify needs PostgreSQL, and {1} has no notifications; the"
+                        + " subscription wakes by its poll interval and local publishes", queue, dialect.name());
+            }
+        }
+        anyTransactional |= settings.transactional();
+        budget.add(queue, form.connections(settings.workers(), runner.claimLoops()));
+        LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),
+                claimForm, settings.workers());
+        return runner;
+    }
+
+    /** Listens on the channel of every subscription that listens: the last step, a failure a startup error. */
+    private NotificationListener listen() {
+        if (channels.isEmpty()) {
+            return null;
+        }
+        NotificationListener listener = new NotificationListener(database, config.listenProbeInterval(), channels);
+        listener.open();
+        budget.addListener();
+        return listener;
+    }
+
+    /** Whole seconds, at least one, rounded up. */
+    static Duration wholeSeconds(Duration d) {
+        Duration whole = d.truncatedTo(ChronoUnit.SECONDS);
+        return whole.equals(d) && !whole.isZero() ? whole : whole.plusSeconds(1);
+    }
+}

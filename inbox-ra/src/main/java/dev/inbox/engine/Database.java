@@ -1,0 +1,204 @@
+package dev.inbox.engine;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.InboxException;
+import dev.inbox.InboxException.Kind;
+import dev.inbox.dialect.MySqlDialect;
+import dev.inbox.dialect.PostgresDialect;
+import dev.inbox.dialect.SqliteDialect;
+import dev.inbox.engine.form.ConnectionSource;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import javax.sql.DataSource;
+
+/**
+ * The database a broker reaches: its connections (a pool the broker built and owns, or the
+ * application's DataSource, never closed here), the dialect resolved from what it is, and how it
+ * is named in messages, with any password removed.
+ */
+final class Database implements ConnectionSource {
+    private final DataSource dataSource;
+    private final HikariDataSource owned;
+    private final Dialect dialect;
+    private final String where;
+    private final String password;
+    /** The URL the driver reports: two brokers on the same database (the same SQLite file) have the same. */
+    private final String identity;
+
+    private Database(DataSource dataSource, HikariDataSource owned, Dialect dialect, String where, String password,
+            String identity) {
+        this.dataSource = dataSource;
+        this.owned = owned;
+        this.dialect = dialect;
+        this.where = where;
+        this.password = password;
+        this.identity = identity;
+    }
+
+    /**
+     * Builds the pool (or takes the application's DataSource), takes one connection to check the
+     * database is reachable, and resolves its dialect.
+     *
+     * @throws InboxException {@code URL}, {@code CONNECT} or {@code BACKEND}
+     */
+    static Database connect(BrokerConfig config) {
+        String password = config.driverProperties() == null ? null
+                : config.driverProperties().getProperty("password");
+        String where = config.url() != null ? Redaction.redact(config.url(), password) : "the application's DataSource";
+        HikariDataSource owned = null;
+        DataSource dataSource = config.dataSource();
+        Dialect dialect = null;
+        try {
+            if (dataSource == null) {
+                // One connection straight from the driver: a database out of reach fails now, with its reason.
+                dialect = probe(config, where, password);
+                owned = pool(config, dialect);
+                dataSource = owned;
+            }
+            try (Connection connection = dataSource.getConnection()) {
+                DatabaseMetaData metaData = connection.getMetaData();
+                if (dialect == null) {
+                    dialect = resolve(config.dialects(), metaData);
+                }
+                return new Database(dataSource, owned, dialect, where, password, metaData.getURL());
+            }
+        } catch (SQLException e) {
+            close(owned);
+            throw unreachable(where, password, e);
+        } catch (RuntimeException e) {
+            close(owned);
+            throw e;
+        }
+    }
+
+    private static Dialect probe(BrokerConfig config, String where, String password) throws SQLException {
+        Driver driver;
+        try {
+            driver = DriverManager.getDriver(config.url());
+        } catch (SQLException e) {
+            throw new InboxException(Kind.URL, "no JDBC driver on the class path reads the URL " + where
+                    + ": check its scheme (jdbc:postgresql://, jdbc:mariadb://, jdbc:mysql://, jdbc:sqlite:) and that"
+                    + " the driver's jar is deployed");
+        }
+        try (Connection probe = driver.connect(config.url(), config.driverProperties())) {
+            if (probe == null) {
+                throw new InboxException(Kind.URL, "the JDBC driver does not accept the URL " + where);
+            }
+            return resolve(config.dialects(), probe.getMetaData());
+        }
+    }
+
+    private static HikariDataSource pool(BrokerConfig config, Dialect dialect) {
+        HikariConfig pool = new HikariConfig();
+        pool.setJdbcUrl(config.url());
+        pool.setDataSourceProperties(config.driverProperties());
+        pool.setMaximumPoolSize(config.connectionLimit());
+        pool.setMinimumIdle(Math.min(2, config.connectionLimit()));
+        pool.setPoolName("inbox");
+        if (dialect.poolIsolation() >= 0) {
+            pool.setTransactionIsolation(isolationName(dialect.poolIsolation()));
+        }
+        if (!dialect.connectionInitSql().isEmpty()) {
+            pool.setConnectionInitSql(String.join("; ", dialect.connectionInitSql()));
+        }
+        return new HikariDataSource(pool);
+    }
+
+    /** The name HikariCP takes for a {@link Connection} isolation constant. */
+    private static String isolationName(int level) {
+        return switch (level) {
+            case Connection.TRANSACTION_READ_UNCOMMITTED -> "TRANSACTION_READ_UNCOMMITTED";
+            case Connection.TRANSACTION_READ_COMMITTED -> "TRANSACTION_READ_COMMITTED";
+            case Connection.TRANSACTION_REPEATABLE_READ -> "TRANSACTION_REPEATABLE_READ";
+            case Connection.TRANSACTION_SERIALIZABLE -> "TRANSACTION_SERIALIZABLE";
+            default -> throw new IllegalArgumentException("no isolation level " + level);
+        };
+    }
+
+    /** The user's dialects first, then those listed as services, then the built-in ones. */
+    private static Dialect resolve(List<Dialect> userDialects, DatabaseMetaData metaData) throws SQLException {
+        List<Dialect> candidates = new ArrayList<>(userDialects);
+        ServiceLoader.load(Dialect.class).forEach(candidates::add);
+        candidates.add(new PostgresDialect());
+        candidates.add(new MySqlDialect());
+        candidates.add(new SqliteDialect());
+        for (Dialect candidate : candidates) {
+            if (candidate.serves(metaData)) {
+                return candidate;
+            }
+        }
+        throw new InboxException(Kind.BACKEND, "no dialect serves " + metaData.getDatabaseProductName() + " "
+                + metaData.getDatabaseProductVersion() + ": Inbox serves PostgreSQL, MySQL 8.0.1+, MariaDB 10.6+ and"
+                + " SQLite; for another database give the broker a dialect of your own (InboxBroker.dialect(..))");
+    }
+
+    private static InboxException unreachable(String where, String password, SQLException e) {
+        return new InboxException(Kind.CONNECT, "the database at " + where + " is out of reach ("
+                + Redaction.redact(e.getMessage(), password) + "): check the host, port, database name and"
+                + " credentials, and that the server runs");
+    }
+
+    /** {@code CONNECT} for a failure to reach this database, naming it without its password. */
+    InboxException unreachable(SQLException e) {
+        return unreachable(where, password, e);
+    }
+
+    @Override
+    public Connection open() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    Dialect dialect() {
+        return dialect;
+    }
+
+    /** The database as messages name it: its URL without a password, or "the application's DataSource". */
+    String where() {
+        return where;
+    }
+
+    /** Text with this database's password removed, and any password a URL in it carries. */
+    String redact(String text) {
+        return Redaction.redact(text, password);
+    }
+
+    /** Names the database for locks kept in the process, so locks of two databases never meet. */
+    String identity() {
+        return identity;
+    }
+
+    /** True when both reach the same database (for SQLite, the same file). */
+    boolean sameAs(Database other) {
+        return identity != null && identity.equals(other.identity);
+    }
+
+    /** The pool's size when the broker built it; 0 for the application's DataSource. */
+    int poolSize() {
+        return owned == null ? 0 : owned.getMaximumPoolSize();
+    }
+
+    /** Closes a pool the broker built, never the application's; returns the connections it closed. */
+    int close() {
+        if (owned == null) {
+            return 0;
+        }
+        int open = owned.getHikariPoolMXBean() == null ? 0 : owned.getHikariPoolMXBean().getTotalConnections();
+        owned.close();
+        return open;
+    }
+
+    private static void close(HikariDataSource pool) {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+}

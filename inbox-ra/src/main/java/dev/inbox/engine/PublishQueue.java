@@ -1,0 +1,10 @@
+package dev.inbox.engine;
+
+import java.time.Clock;
+
+/**
+ * What a publisher of one queue works with once its broker has opened: the queue's table (its
+ * insert prepared at open), the database, the clock for delays, how the queue wakes, and whether
+ * an insert notifies other processes.
+ */
+record PublishQueue(String queue, OpenedTable table, Database database, Clock clock, Wakes wakes, boolean notifies) {}

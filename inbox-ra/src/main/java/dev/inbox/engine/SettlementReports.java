@@ -1,0 +1,51 @@
+package dev.inbox.engine;
+
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.engine.form.Reports;
+import java.lang.System.Logger.Level;
+
+/**
+ * What became of one subscription's settlements: each goes to the broker's listener, a lost one
+ * to the log, and a failed one to the log once per outage.
+ */
+final class SettlementReports implements Reports {
+    private static final System.Logger LOG = System.getLogger(SettlementReports.class.getName());
+
+    private final String queue;
+    private final String table;
+    private final BrokerListener listener;
+    private final FailureLog failures;
+
+    SettlementReports(String queue, String table, BrokerListener listener) {
+        this.queue = queue;
+        this.table = table;
+        this.listener = listener;
+        this.failures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + table,
+                "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
+                        + " a settlement succeeds");
+    }
+
+    @Override
+    public void settled(InFlight delivery, Outcome outcome) {
+        failures.succeeded();
+        listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
+    }
+
+    @Override
+    public void lost(InFlight delivery, Outcome outcome, InboxException error) {
+        LOG.log(Level.WARNING, "{0}", error.getMessage());
+        listener.settlementFailed(queue, delivery.id(), outcome, error);
+    }
+
+    @Override
+    public void failed(InFlight delivery, Outcome outcome, Exception error) {
+        String detail = Redaction.redact(String.valueOf(error.getMessage()));
+        InboxException failure = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
+                + outcome + " of row " + delivery.id() + " of table " + table + " failed; the row returns when its"
+                + " claim ends: " + detail, error);
+        // One warning per outage, however many rows it catches.
+        failures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
+        listener.settlementFailed(queue, delivery.id(), outcome, failure);
+    }
+}

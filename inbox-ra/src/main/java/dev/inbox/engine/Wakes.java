@@ -1,0 +1,49 @@
+package dev.inbox.engine;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Wakes a queue's local subscription once rows written to its table are visible: at once for a
+ * write that committed on its own; when the delivery transaction it joined commits; when the
+ * caller's JTA transaction commits. The one way every publisher and delivery wakes a queue.
+ */
+final class Wakes {
+    private final Map<String, Runnable> subscriptions = new ConcurrentHashMap<>();
+    private final DeliveryTransactions transactions;
+
+    Wakes(DeliveryTransactions transactions) {
+        this.transactions = transactions;
+    }
+
+    /** {@code wake} runs when rows of {@code queue} become visible. */
+    void register(String queue, Runnable wake) {
+        subscriptions.put(queue, wake);
+    }
+
+    /** Wakes the local subscription of {@code queue}, if any. */
+    void wake(String queue) {
+        Runnable wake = subscriptions.get(queue);
+        if (wake != null) {
+            wake.run();
+        }
+    }
+
+    /**
+     * Rows of {@code queue} were just written through {@code connection}: wakes its subscription
+     * once they are visible. Inside a transaction of the caller's own JDBC connection nothing can
+     * tell when it commits, and the subscription finds the rows when it next polls.
+     */
+    void written(String queue, Connection connection) throws SQLException {
+        DeliveryTransaction delivery = DeliveryTransaction.current();
+        if (delivery != null && delivery.connection() == connection) {
+            delivery.published(queue);
+        } else if (connection.getAutoCommit()) {
+            wake(queue);
+        } else {
+            transactions.afterCommit(() -> wake(queue));
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.inbox.engine.form;
+
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.engine.InFlight;
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Acks gathered to be written together, the one way every claim form batches them: one statement
+ * batch, committed once as the form commits it, stamped (where acks mark rows processed) with the
+ * time of the last ack; then each delivery is reported as settled, lost (its row was no longer
+ * there for it) or failed. The lease form gathers the acks of all its workers; the row lock and
+ * advisory forms those of one claim, written when its last delivery is done.
+ */
+final class AckBatch {
+
+    /** Runs the batch so that it commits once; returns what the batch returns. */
+    @FunctionalInterface
+    interface Commit {
+        boolean[] run(Connection connection, int statements, Transactions.Work<boolean[]> batch) throws SQLException;
+    }
+
+    private final Sql ack;
+    private final Dialect dialect;
+    private final Function<InFlight, InboxException> lost;
+    private List<InFlight> deliveries = new ArrayList<>();
+    private Instant last;
+
+    /** @param lost the error of an ack whose row was no longer there for it */
+    AckBatch(Sql ack, Dialect dialect, Function<InFlight, InboxException> lost) {
+        this.ack = ack;
+        this.dialect = dialect;
+        this.lost = lost;
+    }
+
+    void add(InFlight delivery, Instant now) {
+        deliveries.add(delivery);
+        last = now;
+    }
+
+    boolean isEmpty() {
+        return deliveries.isEmpty();
+    }
+
+    int size() {
+        return deliveries.size();
+    }
+
+    /** Hands over what gathered and starts empty, for a writer that writes while others gather. */
+    AckBatch takeAll() {
+        AckBatch taken = new AckBatch(ack, dialect, lost);
+        taken.deliveries = deliveries;
+        taken.last = last;
+        deliveries = new ArrayList<>();
+        return taken;
+    }
+
+    /**
+     * Writes the acks on {@code connection} through {@code commit} and reports each; a failure
+     * reports every ack failed and is thrown. Empty afterwards.
+     */
+    void write(Connection connection, Commit commit, Reports reports) throws SQLException {
+        if (deliveries.isEmpty()) {
+            return;
+        }
+        List<InFlight> written = deliveries;
+        deliveries = new ArrayList<>();
+        boolean[] took;
+        try {
+            took = commit.run(connection, written.size(), () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last,
+                    dialect));
+        } catch (SQLException | RuntimeException e) {
+            written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
+            throw e;
+        }
+        for (int i = 0; i < written.size(); i++) {
+            if (took[i]) {
+                reports.settled(written.get(i), Outcome.ack());
+            } else {
+                reports.lost(written.get(i), Outcome.ack(), lost.apply(written.get(i)));
+            }
+        }
+    }
+
+    /** Reports every ack failed without writing them: their claim ended first. */
+    void fail(Reports reports, Exception cause) {
+        deliveries.forEach(delivery -> reports.failed(delivery, Outcome.ack(), cause));
+        deliveries.clear();
+    }
+}

@@ -1,0 +1,29 @@
+package dev.inbox.engine.form;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.InboxSpec;
+import dev.inbox.engine.BrokerListener;
+import dev.inbox.spi.Dialect;
+import java.time.Clock;
+
+/**
+ * What a claim form of one subscription works with.
+ *
+ * @param deadLetter    the statement that copies a row into the dead-letter table, or null for none
+ * @param binaryPayload true when the payload column holds bytes, false for text
+ * @param transactional true when each delivery runs in a transaction of its own with its ack
+ */
+public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
+        BrokerListener listener, Reports reports, String deadLetter, boolean binaryPayload, ObjectMapper json,
+        boolean transactional) {
+
+    /** Reads a claim's rows into deliveries of {@code claim}. */
+    ClaimedRows rows() {
+        return new ClaimedRows(queue, spec.table(), binaryPayload, json);
+    }
+
+    /** The dead-letter statement as a prepared-once {@link dev.inbox.engine.Sql}, or null. */
+    dev.inbox.engine.Sql deadLetterSql() {
+        return deadLetter == null ? null : new dev.inbox.engine.Sql("dead letter", deadLetter);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.inbox.engine.form;
+
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Advisory locks the database keeps on a session (PostgreSQL {@code pg_try_advisory_lock}, MySQL
+ * {@code GET_LOCK}): one statement locks due rows, passing over others' locks, and a lock ends
+ * with its session, so a crashed process's rows come back at once.
+ */
+final class ServerLocks implements AdvisoryLocks {
+    /** Rows a claim may read past: those whose locks others hold (rows in work stay due in this form). */
+    private static final int SCAN_EXTRA = 256;
+
+    private final Dialect dialect;
+    private final String prefix;
+    private final Sql lockCandidates;
+    private final Sql unlock;
+    private final Sql unlockAll;
+
+    ServerLocks(Dialect dialect, String table, AdvisoryStatements statements) {
+        this.dialect = dialect;
+        this.prefix = table + ":";
+        this.lockCandidates = new Sql("advisory lock candidates", statements.lockCandidates());
+        this.unlock = new Sql("advisory unlock", statements.unlock());
+        this.unlockAll = new Sql("advisory unlock all", statements.unlockAll());
+    }
+
+    @Override
+    public List<Sql> statements() {
+        return List.of(lockCandidates, unlock, unlockAll);
+    }
+
+    @Override
+    public Map<Object, String> lockDue(Connection session, Instant now, int limit) throws SQLException {
+        Map<Object, String> locked = new LinkedHashMap<>();
+        try (PreparedStatement ps = lockCandidates.prepare(session)) {
+            lockCandidates.setTime(ps, "now", dialect.stored(now), dialect);
+            lockCandidates.setString(ps, "prefix", prefix);
+            lockCandidates.setInt(ps, "scan", limit + SCAN_EXTRA);
+            lockCandidates.setInt(ps, "limit", limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    locked.put(rs.getObject(1), prefix + rs.getString(2));
+                }
+            }
+        }
+        return locked;
+    }
+
+    @Override
+    public void unlock(Connection session, String key) throws SQLException {
+        try (PreparedStatement ps = unlock.prepare(session)) {
+            unlock.setString(ps, "key", key);
+            ps.executeQuery().close();
+        }
+    }
+
+    @Override
+    public void unlockAll(Connection session, Collection<String> keys) throws SQLException {
+        try (PreparedStatement ps = unlockAll.prepare(session)) {
+            ps.executeQuery().close();
+        }
+    }
+}
