@@ -48,6 +48,12 @@ public @interface Inbound {
     /** {@link SubscriptionOption#DEAD_LETTER}: the dead-letter table. */
     String deadLetter() default "";
 
+    /** {@link SubscriptionOption#RETRY_BACKOFF}: the wait after a failed attempt, such as {@code 10s}. */
+    String retryBackoff() default "";
+
+    /** {@link SubscriptionOption#RETRY_BACKOFF_MAX}: the longest wait of the back-off. */
+    String retryBackoffMax() default "";
+
     /** {@link SubscriptionOption#TRANSACTIONAL}: {@code transactional = true} runs each delivery in one transaction with its settlement. */
     boolean[] transactional() default {};
 

@@ -118,6 +118,16 @@ public final class Subscription<T> {
         return with(SubscriptionOption.DEAD_LETTER, table);
     }
 
+    /** The wait before a failed attempt's row is due again, doubled after each failure (default 1 s). */
+    public Subscription<T> retryBackoff(Duration first) {
+        return with(SubscriptionOption.RETRY_BACKOFF, first);
+    }
+
+    /** The longest wait of the retry back-off (default 5 min). */
+    public Subscription<T> retryBackoffMax(Duration longest) {
+        return with(SubscriptionOption.RETRY_BACKOFF_MAX, longest);
+    }
+
     public Subscription<T> transactional(boolean on) {
         return with(SubscriptionOption.TRANSACTIONAL, on);
     }

@@ -59,6 +59,19 @@ public final class SubscriptionOption<T> {
             null, "none", false, String::trim, Identifiers::checkTable,
             "The table that receives rows that failed their last attempt, were dropped, or whose payload does"
                     + " not decode; needs `max-attempts`.");
+    /** The wait before a failed attempt's row is due again, doubled after each further failure. */
+    public static final SubscriptionOption<Duration> RETRY_BACKOFF = new SubscriptionOption<>("retry-backoff",
+            Duration.class, Duration.ofSeconds(1), "1s", false, Durations::parse,
+            v -> between(v, Duration.ZERO, MAX_POLL),
+            "How long a row whose attempt failed (an exception, or `retry()` without a delay) waits before it is"
+                    + " due again; doubled after each further failure up to `retry-backoff-max`, with up to a quarter"
+                    + " taken off at random so failed rows do not come back together; 0 to 1 hour, 0 for none."
+                    + " Needs a due time: the lease column, or a `retry_after` column in the other forms.");
+    /** The longest wait of the retry back-off. */
+    public static final SubscriptionOption<Duration> RETRY_BACKOFF_MAX = new SubscriptionOption<>(
+            "retry-backoff-max", Duration.class, Duration.ofMinutes(5), "5m", false, Durations::parse,
+            v -> between(v, Duration.ZERO, Duration.ofDays(1)),
+            "The longest wait of the retry back-off (0 to 1 day).");
     /** Whether the handler's writes and the settlement commit in one transaction. */
     public static final SubscriptionOption<Boolean> TRANSACTIONAL = new SubscriptionOption<>("transactional",
             Boolean.class, false, "false", false, SubscriptionOption::parseBoolean, v -> { },
@@ -73,7 +86,8 @@ public final class SubscriptionOption<T> {
             "Set false to deploy a handler without claiming.");
 
     private static final List<SubscriptionOption<?>> ALL = List.of(LEASE, POLL_INTERVAL, WORKERS, BATCH_SIZE,
-            PREFETCH, MAX_ATTEMPTS, DEAD_LETTER, TRANSACTIONAL, LISTEN_NOTIFY, ENABLED);
+            PREFETCH, MAX_ATTEMPTS, DEAD_LETTER, RETRY_BACKOFF, RETRY_BACKOFF_MAX, TRANSACTIONAL, LISTEN_NOTIFY,
+            ENABLED);
 
     private final String name;
     private final Class<T> type;

@@ -23,8 +23,8 @@ class InboundAttributesTest {
                 enabled = true, lease = "30s") String payload) {}
 
         void set(@Inbound(queue = "q", table = Object.class, lease = "PT1M", pollInterval = "500ms", workers = 4,
-                batchSize = 32, prefetch = 8, maxAttempts = 5, deadLetter = "dead_jobs", transactional = true,
-                listenNotify = true, enabled = false) String payload) {}
+                batchSize = 32, prefetch = 8, maxAttempts = 5, deadLetter = "dead_jobs", retryBackoff = "10s",
+                retryBackoffMax = "1h", transactional = true, listenNotify = true, enabled = false) String payload) {}
 
         void twoFlags(@Inbound(queue = "q", table = Object.class, transactional = {true, false}) String payload) {}
 
@@ -79,6 +79,8 @@ class InboundAttributesTest {
         assertThat(SubscriptionOption.PREFETCH.fromAnnotation(set)).contains(8);
         assertThat(SubscriptionOption.MAX_ATTEMPTS.fromAnnotation(set)).contains(5);
         assertThat(SubscriptionOption.DEAD_LETTER.fromAnnotation(set)).contains("dead_jobs");
+        assertThat(SubscriptionOption.RETRY_BACKOFF.fromAnnotation(set)).contains(Duration.ofSeconds(10));
+        assertThat(SubscriptionOption.RETRY_BACKOFF_MAX.fromAnnotation(set)).contains(Duration.ofHours(1));
         assertThat(SubscriptionOption.TRANSACTIONAL.fromAnnotation(set)).contains(true);
         assertThat(SubscriptionOption.LISTEN_NOTIFY.fromAnnotation(set)).contains(true);
         assertThat(SubscriptionOption.ENABLED.fromAnnotation(set)).contains(false);

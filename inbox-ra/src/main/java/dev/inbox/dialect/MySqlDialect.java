@@ -171,7 +171,7 @@ public final class MySqlDialect extends StandardDialect {
         String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String stamp = t.name(t.spec().attempt())
-                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + a + " + 1 WHERE " + t.id() + " = :id")
+                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + nextAttempt(t) + " WHERE " + t.id() + " = :id")
                 .orElse(null);
         return rowLockSettlements(t, LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp);
     }

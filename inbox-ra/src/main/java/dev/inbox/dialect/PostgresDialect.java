@@ -113,8 +113,9 @@ public final class PostgresDialect extends StandardDialect {
         String select = "SELECT " + t.id() + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY " + claimOrder(t)
                 + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String claim = t.name(t.spec().attempt())
-                .map(a -> "WITH due AS (" + select + ") UPDATE " + t.table() + " AS q SET " + a + " = " + a + " + 1"
-                        + " FROM due WHERE q." + t.id() + " = due." + t.id() + " RETURNING " + claimResult(t, "q.", true))
+                .map(a -> "WITH due AS (" + select + ") UPDATE " + t.table() + " AS q SET " + a + " = " + nextAttempt(t)
+                        + " FROM due WHERE q." + t.id() + " = due." + t.id() + " RETURNING "
+                        + claimResult(t, "q.", true))
                 .orElse("SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
                         + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED");
         return rowLockSettlements(t, LeaseStatements.ClaimStyle.RETURNING, claim, null);

@@ -91,7 +91,33 @@ public abstract class StandardDialect implements Dialect {
     protected String leaseStamp(TableShape t) {
         InboxSpec spec = t.spec();
         String stamp = t.name(spec.lease().orElseThrow()) + " = :expiry";
-        return stamp + t.name(spec.attempt()).map(c -> ", " + c + " = " + c + " + 1").orElse("");
+        return stamp + t.name(spec.attempt()).map(c -> ", " + c + " = " + nextAttempt(t)).orElse("");
+    }
+
+    /**
+     * The attempt column counted up by one, stopping at the largest value its type holds (at most
+     * the largest int): a row that fails for ever never makes the claim overflow the column and
+     * fail for the whole table.
+     */
+    protected String nextAttempt(TableShape t) {
+        Column attempt = t.spec().attempt().orElseThrow();
+        String column = t.name(attempt);
+        return "CASE WHEN " + column + " < " + largestAttempt(t.typeName(attempt)) + " THEN " + column + " + 1 ELSE "
+                + column + " END";
+    }
+
+    /** The largest value an integer column of {@code type} holds, as far as an attempt counts. */
+    static long largestAttempt(String type) {
+        if (type.startsWith("tinyint") || type.equals("int1")) {
+            return Byte.MAX_VALUE;
+        }
+        if (type.startsWith("smallint") || type.equals("int2")) {
+            return Short.MAX_VALUE;
+        }
+        if (type.startsWith("mediumint") || type.equals("int3")) {
+            return 8_388_607;
+        }
+        return Integer.MAX_VALUE;
     }
 
     protected String owned(TableShape t) {
@@ -161,7 +187,7 @@ public abstract class StandardDialect implements Dialect {
         String take = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + t.id() + " = :id AND "
                 + due(t);
         String count = t.name(spec.attempt())
-                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + a + " + 1 WHERE " + t.id() + " = :id")
+                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + nextAttempt(t) + " WHERE " + t.id() + " = :id")
                 .orElse(null);
         RowLockStatements settlements = rowLockSettlements(t, LeaseStatements.ClaimStyle.RETURNING, take, null);
         return new AdvisoryStatements(candidates, lockCandidates, take, count, unlock, unlockAll,

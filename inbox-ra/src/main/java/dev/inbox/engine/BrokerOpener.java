@@ -83,7 +83,7 @@ final class BrokerOpener {
     /** Opens the table of every queue, and builds and prepares every subscription, on one connection. */
     private void openQueues() {
         boolean brokerNotifies = config.setting(SubscriptionOption.LISTEN_NOTIFY);
-        config.subscriptions().forEach(this::checkForm);
+        config.subscriptions().forEach(this::checkDeclaration);
         try (Connection connection = database.open()) {
             Map<String, OpenedTable> tables = new LinkedHashMap<>();
             for (Map.Entry<String, InboxSpec> route : config.routes().entrySet()) {
@@ -101,16 +101,22 @@ final class BrokerOpener {
                 String queue = table.getKey();
                 boolean notifies = dialect.listensForNotifications() && (brokerNotifies
                         || channels.containsKey(dialect.listenChannel(table.getValue().spec().table())));
+                InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
-                        notifies));
+                        notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
+                                spec.table() + "." + spec.payload().orElseThrow().name())));
             }
         } catch (SQLException e) {
             throw database.unreachable(e);
         }
     }
 
-    /** A table whose claim form the database does not serve is refused before anything is opened. */
-    private void checkForm(Subscription<?> subscription) {
+    /**
+     * Refused before anything is opened: a table whose claim form the database does not serve, a
+     * payload type Jackson cannot construct.
+     */
+    private void checkDeclaration(Subscription<?> subscription) {
+        Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
         InboxSpec spec = subscription.table();
         if (!dialect.forms().contains(spec.claimForm())) {
             throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
@@ -130,10 +136,17 @@ final class BrokerOpener {
                 .orElse(null);
         Duration lease = wholeSeconds(config.setting(subscription, SubscriptionOption.LEASE));
         RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
-                subscription.get(SubscriptionOption.BATCH_SIZE), subscription.find(SubscriptionOption.PREFETCH).orElse(-1),
+                subscription.get(SubscriptionOption.BATCH_SIZE),
+                subscription.find(SubscriptionOption.PREFETCH).orElse(-1),
                 config.setting(subscription, SubscriptionOption.POLL_INTERVAL), lease,
                 subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0), deadLetter != null,
-                subscription.get(SubscriptionOption.TRANSACTIONAL));
+                subscription.get(SubscriptionOption.TRANSACTIONAL), subscription.get(SubscriptionOption.RETRY_BACKOFF),
+                subscription.get(SubscriptionOption.RETRY_BACKOFF_MAX));
+        if (spec.lease().isEmpty() && spec.retryAfter().isEmpty() && !settings.retryBackoff().isZero()) {
+            LOG.log(Level.WARNING, "queue {0}: table {1} has no retry_after column, so a row whose attempt failed is"
+                    + " due again at once and the retry back-off cannot space its attempts; add a retry_after column"
+                    + " (a nullable time, @RetryAfter) to the table and its description", queue, spec.table());
+        }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener());
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
                 reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional());

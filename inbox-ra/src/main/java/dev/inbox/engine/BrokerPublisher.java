@@ -23,9 +23,6 @@ import java.util.Map;
  * (prepared when the broker opened), then wakes the queue once the row is visible.
  */
 final class BrokerPublisher<T> implements Publisher<T> {
-    /** Stands for a null payload in a list: written as JSON {@code null}. */
-    private static final Object NULL = new Object();
-
     private final Lifecycle lifecycle;
     private final String queue;
     private final InboxSpec spec;
@@ -47,7 +44,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
 
     @Override
     public void publish(T payload, PublishOptions options) {
-        publish(List.of(payload == null ? NULL : payload), options, false);
+        publish(List.of(required(payload)), options, false);
     }
 
     @Override
@@ -93,7 +90,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
 
     @Override
     public void publish(Connection connection, T payload, PublishOptions options) {
-        insertThrough(lifecycle.publishing(queue), connection, List.of(payload == null ? NULL : payload), options);
+        insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options);
     }
 
     @Override
@@ -103,6 +100,15 @@ final class BrokerPublisher<T> implements Publisher<T> {
         if (!payloads.isEmpty()) {
             insertThrough(target, connection, payloads, options);
         }
+    }
+
+    /** A job needs a payload its handler can take: null is refused before anything is written. */
+    private <P> P required(P payload) {
+        if (payload == null) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": a null payload cannot be"
+                    + " published; publish a value its handler can take");
+        }
+        return payload;
     }
 
     private void checkIds(Collection<?> payloads, PublishOptions options) {
@@ -139,7 +145,8 @@ final class BrokerPublisher<T> implements Publisher<T> {
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
             for (Object payload : payloads) {
-                byte[] json = encode(payload == NULL ? null : payload);
+                byte[] json = encode(required(payload));
+                target.limit().check(queue, json.length);
                 if (table.binaryPayload()) {
                     insert.setBytes(ps, "payload", json);
                 } else {

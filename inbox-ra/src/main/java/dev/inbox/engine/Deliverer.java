@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /**
  * Works one delivery: decodes its payload, calls the handler, turns what happened into an outcome
@@ -33,6 +34,10 @@ final class Deliverer<T> {
     private final ObjectReader reader;
     private final RunnerSettings settings;
     private final SettlementReports reports;
+    private final RetryBackoff backoff;
+    private final HandlerFailures failures;
+    /** True where the table holds when a retried row is due (a lease or retry_after column). */
+    private final boolean delaysRetries;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
@@ -45,6 +50,9 @@ final class Deliverer<T> {
         this.reader = reader;
         this.settings = settings;
         this.reports = reports;
+        this.backoff = new RetryBackoff(settings.retryBackoff(), settings.retryBackoffMax());
+        this.failures = new HandlerFailures(queue);
+        this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -70,7 +78,7 @@ final class Deliverer<T> {
         } else {
             Result result = invoke(decoded.payload(), delivery, stopping);
             if (result != null) {
-                finish(delivery, lastAttempt(delivery, result));
+                finish(delivery, afterAttempt(delivery, result));
             }
         }
     }
@@ -98,7 +106,7 @@ final class Deliverer<T> {
         } catch (IOException e) {
             String type = reader.getValueType().toCanonical();
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
-                    + " so it is {4}: {5}", queue, delivery.id(), spec.table(), type,
+                    + " so it is {4}: {5}", queue, String.valueOf(delivery.id()), spec.table(), type,
                     settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
             finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
             return null;
@@ -119,14 +127,12 @@ final class Deliverer<T> {
             return;
         }
         List<Outcome> outcomes;
-        String failure = null;
+        Throwable failure = null;
         try {
             outcomes = batchHandler.handle(Collections.unmodifiableList(payloads), List.copyOf(deliveries));
             if (outcomes == null || outcomes.size() != deliveries.size()) {
-                failure = "the batch handler returned " + (outcomes == null ? "no" : outcomes.size())
-                        + " outcomes for " + deliveries.size() + " payloads";
-                LOG.log(Level.WARNING, "queue {0}: {1}; every row of the batch goes back for another attempt", queue,
-                        failure);
+                failure = new IllegalStateException("the batch handler returned " + (outcomes == null ? "no"
+                        : outcomes.size()) + " outcomes for " + deliveries.size() + " payloads");
                 outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
             }
         } catch (InterruptedException e) {
@@ -135,21 +141,32 @@ final class Deliverer<T> {
             }
             Thread.currentThread().interrupt();
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
-            failure = e.toString();
-        } catch (Exception | LinkageError | AssertionError e) {
-            LOG.log(Level.WARNING, () -> "queue " + queue + ": the batch handler failed on " + deliveries.size()
-                    + " rows; they go back for another attempt", e);
+            failure = e;
+        } catch (Throwable e) {
+            // An Error too (a StackOverflowError in the handler, say): the rows settle and the worker goes on.
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
-            failure = e.toString();
+            failure = e;
         }
+        // The rows of a batch that failed together come back together: one wait for all of them.
+        Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
+        List<Outcome> settled = new ArrayList<>(deliveries.size());
         for (int i = 0; i < deliveries.size(); i++) {
             Outcome outcome = outcomes.get(i) == null ? Outcome.ack() : outcomes.get(i);
-            finish(deliveries.get(i), lastAttempt(deliveries.get(i), new Result(outcome, failure)));
+            boolean waits = outcome.kind() == Outcome.Kind.RETRY && outcome.delay().isZero();
+            settled.add(decide(deliveries.get(i), new Result(waits ? retry : outcome, failure)));
+        }
+        if (failure != null) {
+            failures.failed(deliveries.size() + " rows (ids " + deliveries.stream().limit(10)
+                    .map(d -> String.valueOf(d.id())).collect(Collectors.joining(", "))
+                    + (deliveries.size() > 10 ? ", ..." : "") + ")", failure, "they " + next(settled.get(0)));
+        }
+        for (int i = 0; i < deliveries.size(); i++) {
+            finish(deliveries.get(i), settled.get(i));
         }
     }
 
-    /** What the handler did: its outcome, and the failure text when it threw. */
-    private record Result(Outcome outcome, String failure) {}
+    /** What the handler did: its outcome, and what it threw, if it did. */
+    private record Result(Outcome outcome, Throwable failure) {}
 
     /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
     private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
@@ -161,22 +178,50 @@ final class Deliverer<T> {
                 return null;
             }
             Thread.currentThread().interrupt();
-            return new Result(Outcome.retry(), e.toString());
-        } catch (Exception | LinkageError | AssertionError e) {
-            LOG.log(Level.WARNING, () -> "queue " + queue + ": the handler failed on row " + delivery.id()
-                    + " (attempt " + delivery.attempt() + "); the row goes back for another attempt", e);
-            return new Result(Outcome.retry(), e.toString());
+            return new Result(Outcome.retry(), e);
+        } catch (Throwable e) {
+            // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
+            return new Result(Outcome.retry(), e);
         }
     }
 
-    /** A retry on the last allowed attempt becomes a drop, into the dead-letter table. */
-    private Outcome lastAttempt(InFlight delivery, Result result) {
-        int max = settings.maxAttempts();
-        if (result.outcome().kind() == Outcome.Kind.RETRY && max > 0 && delivery.attempt() >= max) {
-            return Outcome.drop((result.failure() != null ? result.failure() : "the handler asked for a retry")
-                    + " on attempt " + delivery.attempt() + " of " + max);
+    /** The outcome that settles an attempt, and one log line when it failed. */
+    private Outcome afterAttempt(InFlight delivery, Result result) {
+        Outcome outcome = decide(delivery, result);
+        if (result.failure() != null) {
+            failures.failed("row " + delivery.id() + " (attempt " + delivery.attempt() + ")", result.failure(),
+                    "it " + next(outcome));
         }
-        return result.outcome();
+        return outcome;
+    }
+
+    /**
+     * A retry on the last allowed attempt becomes a drop, into the dead-letter table; any other
+     * retry the handler gave no delay waits out the back-off.
+     */
+    private Outcome decide(InFlight delivery, Result result) {
+        Outcome outcome = result.outcome();
+        if (outcome.kind() != Outcome.Kind.RETRY) {
+            return outcome;
+        }
+        int max = settings.maxAttempts();
+        if (max > 0 && delivery.attempt() >= max) {
+            return Outcome.drop((result.failure() != null ? HandlerFailures.describe(result.failure())
+                    : "the handler asked for a retry") + " on attempt " + delivery.attempt() + " of " + max);
+        }
+        return outcome.delay().isZero() ? Outcome.retry(backoff.after(delivery.attempt())) : outcome;
+    }
+
+    /** What becomes of a row settled with {@code outcome}, for the log. */
+    private String next(Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.DROP) {
+            return settings.deadLetters() ? "moves to the dead-letter table: " + outcome.reason() : "is dropped";
+        }
+        if (!delaysRetries) {
+            return "is due again at once: table " + spec.table() + " has no retry_after column to space retries";
+        }
+        return outcome.delay().isZero() ? "is due again at once"
+                : "is due again in " + outcome.delay().toMillis() + " ms";
     }
 
     /**
@@ -190,11 +235,12 @@ final class Deliverer<T> {
             tx = delivery.claim().begin(delivery, engine.transactions());
         } catch (Exception e) {
             LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} could not begin, so the row goes back for"
-                    + " another attempt: {2}", queue, delivery.id(), describe(e));
-            finish(delivery, lastAttempt(delivery, new Result(Outcome.retry(), e.toString())));
+                    + " another attempt: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
+            finish(delivery, decide(delivery, new Result(Outcome.retry(), e)));
             return;
         }
         boolean committed = false;
+        boolean logged = false;
         Result result = null;
         DeliveryTransaction current = DeliveryTransaction.open(engine.database(), tx.connection(),
                 tx.locksDatabase(), engine.wakes());
@@ -213,9 +259,10 @@ final class Deliverer<T> {
         } catch (Exception e) {
             rollbackQuietly(tx, e);
             LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed, so the handler''s writes were"
-                    + " rolled back: {2}", queue, delivery.id(), describe(e));
+                    + " rolled back: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
             if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
-                result = new Result(Outcome.retry(), e.toString());
+                result = new Result(Outcome.retry(), e);
+                logged = true;
             }
         } finally {
             tx.close();
@@ -223,14 +270,8 @@ final class Deliverer<T> {
         }
         if (result != null && !committed && !isSettled(delivery)) {
             // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
-            finish(delivery, lastAttempt(delivery, result));
+            finish(delivery, logged ? decide(delivery, result) : afterAttempt(delivery, result));
         }
-    }
-
-    /** The exception's class and message, without passwords: never a bare "null". */
-    private static String describe(Exception e) {
-        return Redaction.redact(e.getMessage() == null ? e.getClass().getName()
-                : e.getClass().getSimpleName() + ": " + e.getMessage());
     }
 
     private static void rollbackQuietly(HandlerTransaction tx, Exception cause) {
@@ -329,7 +370,8 @@ final class Deliverer<T> {
                 return delivery.claim().release(delivery, started);
             } catch (SQLException | RuntimeException e) {
                 LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
-                        + " claim ends: {3}", queue, delivery.id(), spec.table(), Redaction.redact(e.getMessage()));
+                        + " claim ends: {3}", queue, String.valueOf(delivery.id()), spec.table(),
+                        Redaction.redact(e.getMessage()));
                 return false;
             }
         }

@@ -63,6 +63,7 @@ public final class InboxBroker implements AutoCloseable {
     private final Map<String, InboxSpec> routes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
     private final Map<String, Subscription<?>> subscriptions = new LinkedHashMap<>();
 
+    private final Map<PublisherKey, Publisher<?>> publishers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Lifecycle lifecycle = new Lifecycle();
     private boolean connecting;
     private ShutdownReport report;
@@ -295,7 +296,8 @@ public final class InboxBroker implements AutoCloseable {
         try {
             opened = BrokerOpener.open(new BrokerConfig(url, driverProperties, applicationDataSource, settings,
                     connectionLimit, listenProbeInterval, userDialects, clock, json, threads, listener,
-                    handlerContext, deliveryTransactions, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values())));
+                    handlerContext, deliveryTransactions, new LinkedHashMap<>(routes),
+                    List.copyOf(subscriptions.values())));
         } catch (RuntimeException e) {
             lifecycle.close();
             report = new ShutdownReport(0, 0, 0, 0);
@@ -312,15 +314,23 @@ public final class InboxBroker implements AutoCloseable {
      * A publisher for {@code queue}, which must be routed or subscribed on this broker. It may be
      * taken before {@code connect()} and publishes once the broker has connected.
      *
-     * @throws InboxException {@code DECLARATION} for a queue the broker does not know
+     * @throws InboxException {@code DECLARATION} for a queue the broker does not know, or a payload
+     *                        type Jackson cannot construct (it could be published, but never handled)
      */
+    @SuppressWarnings("unchecked")
     public <T> Publisher<T> publisher(String queue, Class<T> payloadType) {
-        InboxSpec spec = routes.get(queue);
-        if (spec == null) {
-            throw OpenedBroker.unknown(queue);
-        }
-        return new BrokerPublisher<>(lifecycle, queue, spec, json, payloadType);
+        return (Publisher<T>) publishers.computeIfAbsent(new PublisherKey(queue, payloadType), key -> {
+            InboxSpec spec = routes.get(queue);
+            if (spec == null) {
+                throw OpenedBroker.unknown(queue);
+            }
+            Payloads.requireDecodable(json, payloadType, queue);
+            return new BrokerPublisher<>(lifecycle, queue, spec, json, payloadType);
+        });
     }
+
+    /** Publishers made, one per queue and payload type: each is checked once. */
+    private record PublisherKey(String queue, Class<?> payloadType) {}
 
     /** What each queue this broker routes holds now, by queue name. */
     public Map<String, QueueStats> stats() {

@@ -27,12 +27,14 @@ final class OpenedTable {
     private final TableShape shape;
     private final Sql insert;
     private final boolean binaryPayload;
+    private final long payloadCapacity;
     private final Sql notify;
 
-    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload, Sql notify) {
+    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload, long payloadCapacity, Sql notify) {
         this.shape = shape;
         this.insert = insert;
         this.binaryPayload = binaryPayload;
+        this.payloadCapacity = payloadCapacity;
         this.notify = notify;
     }
 
@@ -51,11 +53,18 @@ final class OpenedTable {
         String probe = dialect.columnProbe(quoted.get(spec.table()),
                 spec.columns().stream().map(c -> quoted.get(c.name())).toList());
         Map<String, String> types = new HashMap<>();
+        long capacity = 0;
+        Column payload = spec.payload().orElseThrow();
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
             ResultSetMetaData meta = rs.getMetaData();
             List<Column> columns = spec.columns();
             for (int i = 0; i < columns.size(); i++) {
                 types.put(columns.get(i).name(), meta.getColumnTypeName(i + 1));
+                if (columns.get(i).equals(payload)) {
+                    // What the column holds, where the database sets a limit below the largest int (a BLOB, a VARCHAR).
+                    int precision = meta.getPrecision(i + 1);
+                    capacity = precision > 0 && precision < Integer.MAX_VALUE ? precision : 0;
+                }
             }
         } catch (SQLException e) {
             throw schema(spec, "column check", probe, e);
@@ -63,10 +72,9 @@ final class OpenedTable {
         TableShape shape = new TableShape(spec, quoted::get, types);
         Sql insert = new Sql("insert", dialect.insert(shape));
         prepare(connection, dialect, spec, insert);
-        Column payload = spec.payload().orElseThrow();
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
-        return new OpenedTable(shape, insert, binary, notify);
+        return new OpenedTable(shape, insert, binary, capacity, notify);
     }
 
     /**
@@ -125,5 +133,13 @@ final class OpenedTable {
 
     boolean binaryPayload() {
         return binaryPayload;
+    }
+
+    /**
+     * The most bytes (characters, in a text column) the payload column holds; 0 where the
+     * database sets no limit below the largest int.
+     */
+    long payloadCapacity() {
+        return payloadCapacity;
     }
 }

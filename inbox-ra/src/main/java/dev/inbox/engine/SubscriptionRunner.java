@@ -2,7 +2,6 @@ package dev.inbox.engine;
 
 import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -99,7 +98,8 @@ final class SubscriptionRunner {
         int held = batches ? workers + 1 : workers + ahead;
         this.room = new Semaphore(held);
         this.claimAt = batches ? 1 : Math.max(1, Math.min(batch, ahead / 2));
-        // Enough claims in flight to fill the room (one claims while another's rows are handed out), one per worker at most.
+        // Enough claims in flight to fill the room (one claims while another's rows are handed out),
+        // one per worker at most.
         this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
         this.openClaims = new Semaphore(form.claimsAtOnce(workers, held));
         this.loopsDone = new CountDownLatch(claimLoops);
@@ -118,8 +118,23 @@ final class SubscriptionRunner {
         }
         form.start(threads, "inbox-" + queue, inWork);
         for (int i = 1; i <= settings.workers(); i++) {
-            threads.start("inbox-" + queue + "-worker-" + i, this::workerLoop);
+            startWorker(threads, "inbox-" + queue + "-worker-" + i);
         }
+    }
+
+    /** A worker, replaced by a new one if it dies for a reason outside any handler. */
+    private void startWorker(Threads threads, String name) {
+        threads.start(name, () -> {
+            try {
+                workerLoop();
+            } catch (Throwable e) {
+                if (stopping) {
+                    return;
+                }
+                LOG.log(Level.ERROR, "queue " + queue + ": worker " + name + " died; a new one takes its place", e);
+                startWorker(threads, name);
+            }
+        });
     }
 
     void wake() {
@@ -152,11 +167,12 @@ final class SubscriptionRunner {
                 try {
                     claimed = form.claim(clock.instant(), wanted);
                     backoff = Duration.ZERO;
-                } catch (SQLException | RuntimeException e) {
+                } catch (Throwable e) {
                     giveBack(taken);
                     backoff = backoff.isZero() ? Duration.ofMillis(100)
                             : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
-                    listener.databaseFailed(queue, "claim", e);
+                    listener.databaseFailed(queue, "claim", e instanceof Exception x ? x
+                            : new IllegalStateException(e));
                     claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
                     wake.await(backoff);
                     continue;
@@ -230,7 +246,7 @@ final class SubscriptionRunner {
                         List<InFlight> live = notExpired(rows);
                         if (!live.isEmpty()) {
                             live.forEach(delivery -> delivery.worker(Thread.currentThread()));
-                            deliverer.deliver(live, () -> stopping);
+                            deliverSafely(live);
                         }
                     }
                 } finally {
@@ -242,6 +258,20 @@ final class SubscriptionRunner {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Works a unit; a failure outside the handler (which the deliverer already settles) gives back
+     * the rows left unsettled, and the worker goes on.
+     */
+    private void deliverSafely(List<InFlight> rows) {
+        try {
+            deliverer.deliver(rows, () -> stopping);
+        } catch (Throwable e) {
+            LOG.log(Level.ERROR, "queue " + queue + ": working rows " + rows + " failed outside the handler; the rows"
+                    + " not settled go back to the queue and the worker goes on", e);
+            rows.forEach(delivery -> release(delivery, true));
         }
     }
 
@@ -263,7 +293,7 @@ final class SubscriptionRunner {
             }
             if (expired) {
                 LOG.log(Level.DEBUG, "queue {0}: the lease of row {1} ran out before a worker took it; not handled",
-                        queue, delivery.id());
+                        queue, String.valueOf(delivery.id()));
                 if (live == null) {
                     live = new ArrayList<>(rows.subList(0, i));
                 }
@@ -318,7 +348,7 @@ final class SubscriptionRunner {
             if (release(delivery, worker != null) && worker != null) {
                 cutOff++;
                 LOG.log(Level.WARNING, "queue {0}: the handler of row {1} was still running at the drain timeout;"
-                        + " its delivery is dropped and the row released", queue, delivery.id());
+                        + " its delivery is dropped and the row released", queue, String.valueOf(delivery.id()));
             }
         }
         Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plusSeconds(5);

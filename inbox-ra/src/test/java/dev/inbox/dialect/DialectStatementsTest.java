@@ -35,7 +35,8 @@ class DialectStatementsTest {
         LeaseStatements s = print(new PostgresDialect());
         assertThat(s.style()).isEqualTo(LeaseStatements.ClaimStyle.RETURNING);
         assertThat(s.claim()).contains("FOR UPDATE SKIP LOCKED", "RETURNING", "\"locked_until\" <= :now",
-                "\"attempt\" = \"attempt\" + 1", "ORDER BY \"priority\" DESC, \"id\"", "LIMIT :limit");
+                "\"attempt\" = CASE WHEN \"attempt\" < 2147483647 THEN \"attempt\" + 1 ELSE \"attempt\" END",
+                "ORDER BY \"priority\" DESC, \"id\"", "LIMIT :limit");
         assertThat(s.ack()).isEqualTo("DELETE FROM \"report_jobs\" WHERE \"id\" = :id AND \"locked_until\" = :token");
         assertThat(s.extend()).contains("SET \"locked_until\" = :expiry", "\"locked_until\" = :token");
     }
@@ -46,8 +47,15 @@ class DialectStatementsTest {
         assertThat(s.style()).isEqualTo(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP);
         assertThat(s.claim()).startsWith("SELECT `id`, `attempt`, `payload`, NULL, `priority` FROM `report_jobs`")
                 .endsWith("LIMIT :limit FOR UPDATE SKIP LOCKED");
-        assertThat(s.stamp()).isEqualTo("UPDATE `report_jobs` SET `locked_until` = :expiry, `attempt` = `attempt` + 1"
-                + " WHERE `id` = :id");
+        assertThat(s.stamp()).isEqualTo("UPDATE `report_jobs` SET `locked_until` = :expiry, `attempt` = CASE WHEN"
+                + " `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id");
+    }
+
+    @Test
+    void theAttemptCountStopsAtTheLargestValueItsColumnHolds() {
+        MySqlDialect dialect = new MySqlDialect();
+        LeaseStatements s = dialect.lease(new TableShape(REPORTS, dialect::quote, Map.of("attempt", "SMALLINT")));
+        assertThat(s.stamp()).contains("`attempt` = CASE WHEN `attempt` < 32767 THEN `attempt` + 1 ELSE `attempt` END");
     }
 
     @Test

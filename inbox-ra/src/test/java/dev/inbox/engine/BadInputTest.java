@@ -76,8 +76,9 @@ class BadInputTest {
         try {
             assertThatThrownBy(() -> broker.publisher("small", Map.class).publish(Map.of("text", "x".repeat(100))))
                     .isInstanceOfSatisfying(InboxException.class, e -> {
-                        assertThat(e.kind()).isEqualTo(InboxException.Kind.DATABASE);
-                        assertThat(e.getMessage()).contains("queue small", "small_jobs", "payload");
+                        assertThat(e.kind()).isEqualTo(InboxException.Kind.DECLARATION);
+                        assertThat(e.getMessage()).contains("queue small", "111 bytes",
+                                "64 bytes the payload column small_jobs.payload holds");
                     });
             assertThat(db.count("small_jobs")).isZero();
         } finally {

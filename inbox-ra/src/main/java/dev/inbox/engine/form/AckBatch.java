@@ -74,8 +74,8 @@ final class AckBatch {
         deliveries = new ArrayList<>();
         boolean[] took;
         try {
-            took = commit.run(connection, written.size(), () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last,
-                    dialect));
+            took = commit.run(connection, written.size(),
+                    () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last, dialect));
         } catch (SQLException | RuntimeException e) {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;

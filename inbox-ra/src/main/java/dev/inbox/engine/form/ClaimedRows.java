@@ -82,7 +82,7 @@ final class ClaimedRows {
             return Map.copyOf(json.readValue(text, HEADERS));
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "queue {0}: row {1} of table {2} has headers that are not a JSON"
-                    + " object of strings; ignored", queue, id, table);
+                    + " object of strings; ignored", queue, String.valueOf(id), table);
             return Map.of();
         }
     }

@@ -90,7 +90,7 @@ final class LeaseKeeper {
                     if (!extension.extend(connection, delivery, clock.instant())) {
                         LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before the"
                                 + " keeper could extend it; its settlement will fail with LEASE_LOST", queue,
-                                delivery.id(), table);
+                                String.valueOf(delivery.id()), table);
                     }
                 }
             }
