@@ -2,28 +2,39 @@ package dev.inbox.cdi;
 
 import dev.inbox.InboxException;
 import jakarta.enterprise.event.Observes;
+import dev.inbox.SubscriptionOption;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Finds every bean method with an {@code @Inbound} parameter when the application deploys, checks
- * it, and fails the deployment with a message naming class, method and what to change. The
- * handlers it found are opened on the resource adapter when the application starts
- * ({@link InboxStartup}).
+ * it, and fails the deployment with a message naming class, method and what to change. It reads
+ * the options of every handler's queue from MicroProfile Config and the annotation, fails the
+ * deployment on a value it cannot use (one line, no stack trace), and warns of {@code inbox.*}
+ * keys it does not read. The handlers it found are opened on the resource adapter when the
+ * application starts ({@link InboxStartup}).
  */
 public class InboxExtension implements Extension {
+    private static final System.Logger LOG = System.getLogger(InboxExtension.class.getName());
+
     private final Map<String, HandlerMethod> handlers = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
+    private final Map<String, Map<SubscriptionOption<?>, Object>> options = new LinkedHashMap<>();
+    private Map<SubscriptionOption<?>, Object> brokerSettings = Map.of();
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -51,6 +62,31 @@ public class InboxExtension implements Extension {
 
     void report(@Observes AfterBeanDiscovery event) {
         problems.forEach(problem -> event.addDefinitionError(new DeploymentException(problem)));
+    }
+
+    void readConfiguration(@Observes AfterDeploymentValidation event) {
+        Config config = ConfigProvider.getConfig();
+        try {
+            brokerSettings = QueueOptions.brokerSettings(config);
+            for (HandlerMethod handler : handlers.values()) {
+                options.put(handler.queue(), QueueOptions.resolve(handler.queue(), handler.inbound(), config));
+            }
+        } catch (InboxException e) {
+            event.addDeploymentProblem(new ConfigurationProblem(e.getMessage()));
+            return;
+        }
+        ConfigKeys.unknown(config.getPropertyNames(), handlers.keySet())
+                .forEach(warning -> LOG.log(Level.WARNING, warning));
+    }
+
+    /** The options of {@code queue}'s handler, as the annotation and the configuration set them. */
+    Map<SubscriptionOption<?>, Object> options(String queue) {
+        return options.getOrDefault(queue, Map.of());
+    }
+
+    /** The broker-wide options the configuration sets. */
+    Map<SubscriptionOption<?>, Object> brokerSettings() {
+        return brokerSettings;
     }
 
     /** The handlers found, by queue. */

@@ -3,7 +3,6 @@ package dev.inbox.cdi;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
-import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.jca.InboxResourceAdapter;
 import dev.inbox.jca.Registration;
@@ -54,24 +53,20 @@ public class InboxStartup {
         Config config = ConfigProvider.getConfig();
         InboxResourceAdapter adapter = InboxResourceAdapter.running();
         application = (String) new InitialContext().lookup("java:app/AppName");
-        String dataSourceName = config.getOptionalValue("inbox.datasource", String.class).orElse(adapter.getDataSource());
+        String dataSourceName = config.getOptionalValue(ConfigKeys.DATA_SOURCE, String.class)
+                .orElse(adapter.getDataSource());
         DataSource dataSource = lookup(dataSourceName);
         ContextService contexts = (ContextService) new InitialContext().lookup("java:comp/DefaultContextService");
 
         List<Subscription<?>> subscriptions = new ArrayList<>();
         Map<String, InboxSpec> routes = new LinkedHashMap<>();
         for (HandlerMethod handler : extension.handlers().values()) {
-            subscriptions.add(QueueOptions.apply(subscription(handler), handler.inbound(), config));
+            subscriptions.add(QueueOptions.apply(subscription(handler), extension.options(handler.queue())));
             routes.put(handler.queue(), handler.table());
         }
-        Map<SubscriptionOption<?>, Object> settings = new LinkedHashMap<>();
-        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
-            if (option.brokerWide()) {
-                QueueOptions.configured(config, option, option.globalKey()).ifPresent(v -> settings.put(option, v));
-            }
-        }
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
-                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource), settings));
+                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
+                extension.brokerSettings()));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
                 subscriptions.size(), dataSourceName);
     }

@@ -1,0 +1,82 @@
+package dev.inbox.cdi;
+
+import dev.inbox.SubscriptionOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The application's {@code inbox.*} MicroProfile Config keys that Inbox does not read: a misspelt
+ * option, or a queue no handler of the application has. Each is named with the closest key Inbox
+ * reads, so a typo is not ignored without a word.
+ */
+final class ConfigKeys {
+    /** The keys Inbox reads besides the options. */
+    static final String DATA_SOURCE = "inbox.datasource";
+    /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
+    static final String SERVER_DATABASE = "inbox.db";
+
+    private ConfigKeys() {}
+
+    /** One warning per key under {@code inbox.} that is not a setting of the application's {@code queues}. */
+    static List<String> unknown(Iterable<String> names, Collection<String> queues) {
+        Set<String> known = known(queues);
+        List<String> warnings = new ArrayList<>();
+        for (String name : names) {
+            if (name.startsWith("inbox.") && !known.contains(name)) {
+                warnings.add("MicroProfile Config key " + name + " is not an Inbox setting, and Inbox ignores it; did"
+                        + " you mean " + closest(name, known) + "?" + (name.startsWith("inbox.queue.")
+                                ? " The application's handlers have the queues " + queues + "." : ""));
+            }
+        }
+        return warnings;
+    }
+
+    private static Set<String> known(Collection<String> queues) {
+        Set<String> known = new LinkedHashSet<>();
+        known.add(DATA_SOURCE);
+        known.add(SERVER_DATABASE);
+        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+            known.add(option.globalKey());
+            for (String queue : queues) {
+                known.add(option.queueKey(queue));
+            }
+        }
+        return known;
+    }
+
+    private static String closest(String name, Set<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : known) {
+            int distance = distance(name, candidate);
+            if (distance < bestDistance) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    /** The edit distance between two keys: insertions, deletions and substitutions of one character. */
+    static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+}
