@@ -1,6 +1,7 @@
 package dev.inbox.sample;
 
 import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -13,6 +14,11 @@ public class MalformedJson implements ExceptionMapper<JsonbException> {
 
     @Override
     public Response toResponse(JsonbException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof WebApplicationException stopped) {
+                return stopped.getResponse(); // the body passed its limit while it was read
+            }
+        }
         return Response.status(Response.Status.BAD_REQUEST).type(MediaType.APPLICATION_JSON)
                 .entity(Map.of("error", "the request body is not valid JSON for this endpoint")).build();
     }

@@ -5,6 +5,8 @@ import dev.inbox.cdi.Queue;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -37,8 +39,8 @@ public class RefundsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response issue(Refund refund) {
-        refunds.publish(refund);
+    public Response issue(@Valid @NotNull RefundRequest request) {
+        refunds.publish(request.refund());
         return Response.accepted().build();
     }
 

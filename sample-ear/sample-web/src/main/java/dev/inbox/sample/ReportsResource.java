@@ -4,6 +4,8 @@ import dev.inbox.Publisher;
 import dev.inbox.cdi.Queue;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -28,7 +30,7 @@ public class ReportsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response render(Report report) {
+    public Response render(@Valid @NotNull Report report) {
         reports.publish(report);
         return Response.accepted().build();
     }

@@ -5,6 +5,8 @@ import dev.inbox.cdi.Queue;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -15,6 +17,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /** {@code POST /thumbnails} queues an image; {@code GET /thumbnails} lists the paths rendered. */
@@ -35,11 +38,12 @@ public class ThumbnailsResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional
-    public Response make(Image image) {
+    public Response make(@Valid @NotNull Image image) {
         thumbnails.publish(image);
         if (!image.path().matches("(?i).+\\.(png|jpe?g|gif|webp)")) {
+            // A map JSON-B writes: the path comes back escaped, and @Size keeps it short.
             throw new WebApplicationException(Response.status(422)
-                    .entity("{\"error\":\"not an image: " + image.path() + "\"}").type(MediaType.APPLICATION_JSON)
+                    .entity(Map.of("error", "not an image", "path", image.path())).type(MediaType.APPLICATION_JSON)
                     .build());
         }
         return Response.accepted().build();

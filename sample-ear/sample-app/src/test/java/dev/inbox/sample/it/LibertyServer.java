@@ -70,6 +70,26 @@ final class LibertyServer {
                 + server.resolve("logs"));
     }
 
+    /**
+     * Starts the server afresh for a configuration the sample refuses, and waits until the server
+     * says the application failed to start; returns its messages.log then.
+     */
+    String startRefused() throws IOException, InterruptedException {
+        run("start", "--clean");
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+        while (System.nanoTime() < deadline) {
+            String messages = messages();
+            if (messages.contains("CWWKZ0002E")) {
+                return messages;
+            }
+            if (messages.contains("CWWKZ0001I")) {
+                throw new IllegalStateException("the sample started, where its configuration should have been refused");
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException("the server said nothing of the sample within 240 s; see " + server.resolve("logs"));
+    }
+
     /** Stops the server; the resource adapter drains deliveries in work first. */
     void stop() throws IOException, InterruptedException {
         run("stop");
@@ -121,6 +141,11 @@ final class LibertyServer {
     private HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(timeout).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Posts a body of {@code bytes} bytes (a JSON string of that length), as a careless client might. */
+    HttpResponse<String> postLarge(String path, int bytes) throws IOException, InterruptedException {
+        return post(path, "\"" + "x".repeat(bytes - 2) + "\"");
     }
 
     HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {

@@ -62,16 +62,108 @@ class SampleOnLibertyIT {
         // five seconds instead of the default 30 for refunds and receipts, so that the rows a kill
         // leaves mid-lease come back within seconds.
         server.configure(db, List.of("inbox.queue.reports.lease=PT2S", "sample.reports.render-time=PT5S",
-                "inbox.queue.refunds.lease=" + CRASH_LEASE, "inbox.queue.receipts.lease=" + CRASH_LEASE));
+                "inbox.queue.refunds.lease=" + CRASH_LEASE, "inbox.queue.receipts.lease=" + CRASH_LEASE,
+                // Keys a careless operator might write: each is named in one warning with the key meant.
+                "inbox.queue.refunds.wrokers=8", "inbox.queue.refundz.workers=8", "inbox.bogus-option=1"));
         server.start();
+        unknownKeysAreNamedWithTheKeyMeant();
 
         refundsAcceptanceCase();
+        badRequestsGetAClearAnswer();
         thumbnails();
         aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive();
         aStopDuringWorkLosesNoJob();
         assertThat(server.messages()).doesNotContain("LEASE_LOST");
         aKillDuringALoadOfRefundsLosesNoneAndDoublesNone();
         assertThat(server.messages()).doesNotContain("LEASE_LOST");
+        if (!db.equals("sqlite")) {
+            aDatabaseOutOfReachAnswers503WithRetryAfter();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aBadOptionValueFailsTheDeploymentWithOneClearLine() throws Exception {
+        db = "sqlite";
+        dropTables();
+        server.configure(db, List.of("inbox.queue.refunds.workers=many"));
+        String messages = server.startRefused();
+        assertThat(messages).contains("inbox.queue.refunds.workers = 'many' is not a valid workers: write a whole"
+                + " number");
+        assertThat(messages.lines().filter(line -> line.contains("at dev.inbox."))).as("stack trace lines of Inbox")
+                .isEmpty();
+    }
+
+    private void unknownKeysAreNamedWithTheKeyMeant() throws Exception {
+        String messages = server.messages();
+        assertThat(messages).contains("inbox.queue.refunds.wrokers is not an Inbox setting",
+                "did you mean inbox.queue.refunds.workers?", "inbox.queue.refundz.workers is not an Inbox setting",
+                "inbox.bogus-option is not an Inbox setting");
+        assertThat(messages.lines().filter(line -> line.contains("inbox.queue.refunds.wrokers is not"))).hasSize(1);
+        assertThat(messages).as("the server configuration's own variable").doesNotContain("key inbox.db is not");
+    }
+
+    /** Input a careless client sends: 400 naming the field and the rule, escaped echoes, a limited body. */
+    private void badRequestsGetAClearAnswer() throws Exception {
+        var empty = server.post("/thumbnails", "{}");
+        assertThat(empty.statusCode()).isEqualTo(400);
+        assertThat(empty.body()).contains("\"field\":\"path\"", "\"rule\":\"must not be blank\"");
+        assertThat(server.post("/thumbnails", "{\"path\": null}").body()).contains("\"field\":\"path\"");
+        var huge = server.post("/refunds", "{\"order\": 99999999999999999999999, \"amountCents\": 5}");
+        assertThat(huge.statusCode()).isEqualTo(400);
+        assertThat(huge.body()).contains("\"field\":\"order\"", "less than or equal to 999999999999");
+        var negative = server.post("/refunds", "{\"order\": 47, \"amountCents\": -5}");
+        assertThat(negative.statusCode()).isEqualTo(400);
+        assertThat(negative.body()).contains("\"field\":\"amountCents\"", "must be greater than 0");
+        var quoted = server.post("/thumbnails", "{\"path\": \"a\\\"b</script>.txt\"}");
+        assertThat(quoted.statusCode()).isEqualTo(422);
+        assertThat(quoted.body()).startsWith("{").endsWith("}").contains("\"path\":\"a\\\"b</script>.txt\"");
+        assertThat(server.post("/thumbnails", "{\"path\": \"" + "x".repeat(2_000) + ".png\"}").statusCode())
+                .isEqualTo(400);
+        assertThat(server.postLarge("/thumbnails", 2 << 20).statusCode()).as("a 2 MiB body").isEqualTo(413);
+        assertThat(count("refund_jobs")).isZero();
+    }
+
+    /** The database stopped under the sample: a publish answers 503 with Retry-After, and works once it is back. */
+    private void aDatabaseOutOfReachAnswers503WithRetryAfter() throws Exception {
+        stopDatabase();
+        try {
+            var refused = server.post("/refunds", "{\"order\": 48, \"amountCents\": 100}");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).contains("5");
+            assertThat(refused.body()).contains("the database is out of reach").doesNotContain("Exception")
+                    .doesNotContain("SQL");
+        } finally {
+            startDatabase();
+        }
+        await(() -> {
+            try {
+                return server.post("/refunds", "{\"order\": 48, \"amountCents\": 100}").statusCode() == 202;
+            } catch (IOException | InterruptedException e) {
+                return false;
+            }
+        }, "a publish accepted again once the database is back");
+        await(() -> body("/refunds").contains("{\"order\":48,"), "the refund handled");
+    }
+
+    private void stopDatabase() throws IOException, InterruptedException {
+        shell(db.equals("postgres") ? "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main stop"
+                : "mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown"
+                        + " && for i in $(seq 1 600); do pgrep -x mariadbd >/dev/null || exit 0; sleep 0.1; done; exit 1");
+    }
+
+    private void startDatabase() throws IOException, InterruptedException {
+        shell(db.equals("postgres") ? "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main start"
+                : "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && for i in $(seq 1 300);"
+                        + " do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1 && exit 0;"
+                        + " sleep 0.1; done; exit 1");
+    }
+
+    private static void shell(String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(command + " failed: " + out);
+        }
     }
 
     private void refundsAcceptanceCase() throws Exception {
