@@ -47,8 +47,8 @@ final class BrokerOpener {
         this.dialect = database.dialect();
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
-        this.engine = new EngineContext(database, config.clock(), config.json(), config.listener(),
-                config.handlerContext(), transactions, new Wakes(transactions));
+        this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
+                transactions, new Wakes(transactions));
     }
 
     /**

@@ -8,7 +8,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -183,10 +182,5 @@ final class NotificationListener {
         } else {
             close();
         }
-    }
-
-    /** The channels listened on. */
-    List<String> channels() {
-        return List.copyOf(channels.keySet());
     }
 }

@@ -1,10 +1,6 @@
 package dev.inbox.engine;
 
 import dev.inbox.ClaimForm;
-import dev.inbox.dialect.MySqlDialect;
-import dev.inbox.dialect.PostgresDialect;
-import dev.inbox.dialect.SqliteDialect;
-import dev.inbox.spi.Dialect;
 import java.util.Arrays;
 import java.util.stream.Stream;
 
@@ -19,12 +15,7 @@ record FormCase(ClaimForm form, TestDatabase db) {
     }
 
     private boolean served() {
-        Dialect dialect = switch (db) {
-            case POSTGRES -> new PostgresDialect();
-            case MARIADB -> new MySqlDialect();
-            case SQLITE -> new SqliteDialect();
-        };
-        return dialect.forms().contains(form);
+        return db.dialect().forms().contains(form);
     }
 
     @Override

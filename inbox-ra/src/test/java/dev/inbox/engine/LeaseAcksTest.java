@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
-import dev.inbox.dialect.MySqlDialect;
-import dev.inbox.dialect.PostgresDialect;
-import dev.inbox.dialect.SqliteDialect;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.FormContext;
 import dev.inbox.engine.form.LeaseForm;
@@ -66,19 +63,11 @@ class LeaseAcksTest {
         }
     };
 
-    static Dialect dialect(TestDatabase db) {
-        return switch (db) {
-            case POSTGRES -> new PostgresDialect();
-            case MARIADB -> new MySqlDialect();
-            case SQLITE -> new SqliteDialect();
-        };
-    }
-
     @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void acksHandedOverTogetherShareOneConnectionAndALostLeaseFailsOnlyItsOwn(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
-        Dialect dialect = dialect(db);
+        Dialect dialect = db.dialect();
         CountingSource source = new CountingSource(db.dataSource()::getConnection);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
                 new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false);

@@ -2,6 +2,10 @@ package dev.inbox.engine;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.dialect.MySqlDialect;
+import dev.inbox.dialect.PostgresDialect;
+import dev.inbox.dialect.SqliteDialect;
+import dev.inbox.spi.Dialect;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -51,6 +55,15 @@ enum TestDatabase {
             url = System.getenv(variable);
         }
         return url == null || url.isBlank() ? fallback : url;
+    }
+
+    /** The built-in dialect of this database. */
+    Dialect dialect() {
+        return switch (this) {
+            case POSTGRES -> new PostgresDialect();
+            case MARIADB -> new MySqlDialect();
+            case SQLITE -> new SqliteDialect();
+        };
     }
 
     /** A pool the tests share for set-up and checks. */

@@ -14,6 +14,8 @@ import java.util.Map;
  * text {@code <table>:<advisory_lock or id>}.
  */
 interface AdvisoryLocks {
+    /** Rows a claim may read past: those whose locks others hold (rows in work stay due in this form). */
+    int SCAN_EXTRA = 256;
 
     /** The statements these locks run, prepared when the subscription opens. */
     List<Sql> statements();

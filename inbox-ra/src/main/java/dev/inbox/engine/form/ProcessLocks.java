@@ -21,8 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * reads candidates and takes the first whose lock is free.
  */
 final class ProcessLocks implements AdvisoryLocks {
-    /** Rows a claim may read past: those whose locks others hold (rows in work stay due in this form). */
-    private static final int SCAN_EXTRA = 256;
     private static final Set<String> HELD = ConcurrentHashMap.newKeySet();
 
     private final Dialect dialect;

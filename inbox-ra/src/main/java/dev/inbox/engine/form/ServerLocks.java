@@ -19,8 +19,6 @@ import java.util.Map;
  * with its session, so a crashed process's rows come back at once.
  */
 final class ServerLocks implements AdvisoryLocks {
-    /** Rows a claim may read past: those whose locks others hold (rows in work stay due in this form). */
-    private static final int SCAN_EXTRA = 256;
 
     private final Dialect dialect;
     private final String prefix;
