@@ -60,11 +60,17 @@ public final class MySqlDialect extends StandardDialect {
     @Override
     public void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
         String version;
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+        boolean binaryLog;
+        String binlogFormat;
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT VERSION(), @@log_bin, @@binlog_format")) {
             rs.next();
             version = rs.getString(1);
+            binaryLog = rs.getBoolean(2);
+            binlogFormat = rs.getString(3);
         }
         checkVersion(version, table.table());
+        checkBinaryLog(binaryLog, binlogFormat, table.table());
         if (form == ClaimForm.ROW_LOCK && table.group().isPresent() && table.isolation() == Isolation.SERIALIZABLE) {
             throw new InboxException(InboxException.Kind.DIALECT, "table " + table.table() + " is a row lock table with"
                     + " FIFO groups at SERIALIZABLE: InnoDB then locks every row a claim reads, and a claim would wait"
@@ -72,14 +78,20 @@ public final class MySqlDialect extends StandardDialect {
         }
     }
 
-    /** Throws {@code SERVER_TOO_OLD} for MariaDB below 10.6 and MySQL below 8.0.1. */
+    /**
+     * Throws {@code SERVER_TOO_OLD} for MariaDB below 10.6 and MySQL below 8.0.1, and
+     * {@code DIALECT} for a version it cannot read.
+     */
     static void checkVersion(String version, String table) {
-        boolean maria = version.toLowerCase().contains("mariadb");
-        int[] floor = maria ? new int[] {10, 6, 0} : new int[] {8, 0, 1};
-        Matcher m = VERSION.matcher(version);
-        if (!m.find()) {
-            return;
+        Matcher m = version == null ? null : VERSION.matcher(version);
+        if (m == null || !m.find()) {
+            throw new InboxException(InboxException.Kind.DIALECT, "table " + table + ": the server's version '"
+                    + version + "' cannot be read as major.minor.patch, so Inbox cannot tell it has SKIP LOCKED"
+                    + " (MySQL 8.0.1 or MariaDB 10.6 and later): connect to a MySQL or MariaDB server, or give the"
+                    + " broker a dialect of your own for this one");
         }
+        boolean maria = version.toLowerCase(java.util.Locale.ROOT).contains("mariadb");
+        int[] floor = maria ? new int[] {10, 6, 0} : new int[] {8, 0, 1};
         int[] found = {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
         for (int i = 0; i < 3; i++) {
             if (found[i] != floor[i]) {
@@ -90,6 +102,18 @@ public final class MySqlDialect extends StandardDialect {
                 }
                 return;
             }
+        }
+    }
+
+    /**
+     * Throws {@code DIALECT} where the server logs statements (binary log on, {@code binlog_format}
+     * STATEMENT): InnoDB then refuses every write at READ COMMITTED, the level claims run at.
+     */
+    static void checkBinaryLog(boolean binaryLog, String format, String table) {
+        if (binaryLog && "STATEMENT".equalsIgnoreCase(format)) {
+            throw new InboxException(InboxException.Kind.DIALECT, "table " + table + ": the server writes its binary"
+                    + " log with binlog_format = STATEMENT, and InnoDB then refuses writes at READ COMMITTED, where"
+                    + " Inbox claims: set the server variable binlog_format to ROW (or MIXED)");
         }
     }
 

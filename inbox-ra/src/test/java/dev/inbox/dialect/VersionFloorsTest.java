@@ -29,6 +29,24 @@ class VersionFloorsTest {
     }
 
     @Test
+    void aVersionThatCannotBeReadFailsWithDialect() {
+        assertThatThrownBy(() -> MySqlDialect.checkVersion("custom-build", "jobs"))
+                .hasMessageContaining("DIALECT").hasMessageContaining("'custom-build' cannot be read")
+                .hasMessageContaining("jobs");
+        assertThatThrownBy(() -> MySqlDialect.checkVersion(null, "jobs")).hasMessageContaining("DIALECT");
+    }
+
+    @Test
+    void aBinaryLogOfStatementsIsRefusedNamingTheVariable() {
+        assertThatThrownBy(() -> MySqlDialect.checkBinaryLog(true, "STATEMENT", "jobs"))
+                .hasMessageContaining("DIALECT").hasMessageContaining("binlog_format")
+                .hasMessageContaining("ROW").hasMessageContaining("jobs");
+        assertThatCode(() -> MySqlDialect.checkBinaryLog(true, "ROW", "jobs")).doesNotThrowAnyException();
+        assertThatCode(() -> MySqlDialect.checkBinaryLog(true, "MIXED", "jobs")).doesNotThrowAnyException();
+        assertThatCode(() -> MySqlDialect.checkBinaryLog(false, "STATEMENT", "jobs")).doesNotThrowAnyException();
+    }
+
+    @Test
     void postgresBelowElevenCannotServeAdvisoryLocksOrGroups() {
         assertThatThrownBy(() -> PostgresDialect.checkVersion(100_017, "jobs", dev.inbox.ClaimForm.ADVISORY))
                 .hasMessageContaining("SERVER_TOO_OLD").hasMessageContaining("PostgreSQL 11")

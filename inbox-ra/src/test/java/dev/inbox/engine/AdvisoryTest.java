@@ -23,7 +23,7 @@ class AdvisoryTest {
     private static final TestTable TABLE = TestTable.of("adv_jobs", ClaimForm.ADVISORY, TestTable.Feature.ATTEMPT);
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
     void settlementReleasesTheLockOnTheServer(TestDatabase db) throws Exception {
         TABLE.create(db);
         InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))

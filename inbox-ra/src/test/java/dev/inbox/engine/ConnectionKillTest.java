@@ -29,7 +29,7 @@ class ConnectionKillTest {
     private static final int JOBS = 2_000;
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J"})
     void killedConnectionsAreReplacedAndNoJobIsLost(TestDatabase db) throws Exception {
         TestTable table = TestTable.of("kill_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
         table.create(db);

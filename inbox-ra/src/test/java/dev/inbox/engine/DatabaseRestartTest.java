@@ -28,7 +28,7 @@ class DatabaseRestartTest {
     private static final int JOBS = 5_000;
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J"})
     void aServerRestartedMidDrainLosesNoJob(TestDatabase db) throws Exception {
         TestTable table = TestTable.of("restart_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
         table.create(db);

@@ -22,7 +22,7 @@ class PayloadColumnsTest {
     void aJsonOrTextPayloadColumnWorksLikeBytes(TestDatabase db) {
         String ddl = switch (db) {
             case POSTGRES -> "CREATE TABLE json_jobs (job_id BIGSERIAL PRIMARY KEY, locked_until TIMESTAMPTZ, body JSONB NOT NULL)";
-            case MARIADB -> "CREATE TABLE json_jobs (job_id BIGINT AUTO_INCREMENT PRIMARY KEY, locked_until DATETIME NULL,"
+            case MARIADB, CONNECTOR_J, MYSQL -> "CREATE TABLE json_jobs (job_id BIGINT AUTO_INCREMENT PRIMARY KEY, locked_until DATETIME NULL,"
                     + " body JSON NOT NULL)";
             case SQLITE -> "CREATE TABLE json_jobs (job_id INTEGER PRIMARY KEY, locked_until TEXT, body TEXT NOT NULL)";
         };

@@ -175,7 +175,7 @@ class PoisonJobsTest {
                 .isInstanceOfSatisfying(InboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(Kind.DECLARATION);
                     assertThat(e.getMessage()).contains("queue big", "31457291 bytes", "more than the",
-                            db == TestDatabase.MARIADB ? "65535 bytes the payload column " + TABLE + ".payload holds"
+                            db.mysqlFamily() ? "65535 bytes the payload column " + TABLE + ".payload holds"
                                     : "20000000 bytes the JSON mapper's StreamReadConstraints let a subscriber read");
                 });
         assertThat(db.count(TABLE)).isZero();

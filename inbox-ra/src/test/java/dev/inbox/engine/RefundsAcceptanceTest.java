@@ -85,12 +85,12 @@ class RefundsAcceptanceTest {
         String blob = db == TestDatabase.POSTGRES ? "BYTEA" : "BLOB";
         String id = switch (db) {
             case POSTGRES -> "BIGSERIAL PRIMARY KEY";
-            case MARIADB -> "BIGINT AUTO_INCREMENT PRIMARY KEY";
+            case MARIADB, CONNECTOR_J, MYSQL -> "BIGINT AUTO_INCREMENT PRIMARY KEY";
             case SQLITE -> "INTEGER PRIMARY KEY";
         };
         String time = switch (db) {
             case POSTGRES -> "TIMESTAMPTZ";
-            case MARIADB -> "DATETIME NULL";
+            case MARIADB, CONNECTOR_J, MYSQL -> "DATETIME NULL";
             case SQLITE -> "TEXT";
         };
         kit.execute("DROP TABLE IF EXISTS refunds", "DROP TABLE IF EXISTS refund_jobs", "DROP TABLE IF EXISTS receipt_jobs",

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RowLockTest {
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
     void aRowInWorkIsHeldByItsTransactionAndSkippedByOtherClaims(TestDatabase db) throws Exception {
         TestTable table = TestTable.of("rl_jobs", ClaimForm.ROW_LOCK, TestTable.Feature.ATTEMPT);
         table.create(db);

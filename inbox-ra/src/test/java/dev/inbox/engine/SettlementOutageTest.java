@@ -26,7 +26,7 @@ class SettlementOutageTest {
     private static final int JOBS = 8;
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
     void anOutageOfSettlementsIsLoggedOnceAndLosesNothing(TestDatabase db) throws Exception {
         db.createLeaseTable(TABLE);
         db.execute("DROP TABLE IF EXISTS " + TABLE + "_away");

@@ -80,7 +80,8 @@ class StartupOrderTest {
     private static long sessions(TestDatabase db) throws SQLException {
         String sql = switch (db) {
             case POSTGRES -> "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'inbox-startup-order'";
-            case MARIADB -> "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'inbox_startup'";
+            case MARIADB, CONNECTOR_J, MYSQL ->
+                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'inbox_startup'";
             case SQLITE -> "SELECT 0";
         };
         try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
@@ -93,9 +94,9 @@ class StartupOrderTest {
     private static String namedUrl(TestDatabase db) {
         return switch (db) {
             case POSTGRES -> db.url() + "&ApplicationName=inbox-startup-order";
-            case MARIADB -> {
+            case MARIADB, CONNECTOR_J, MYSQL -> {
                 db.execute("CREATE USER IF NOT EXISTS 'inbox_startup'@'%'", "GRANT ALL ON *.* TO 'inbox_startup'@'%'");
-                yield db.url().replaceFirst("user=[^&]*", "user=inbox_startup");
+                yield db.url().replaceFirst("user=[^&]*", "user=inbox_startup").replaceFirst("&password=[^&]*", "");
             }
             case SQLITE -> db.url();
         };

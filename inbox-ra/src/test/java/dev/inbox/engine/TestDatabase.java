@@ -15,15 +15,22 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The real databases the tests run on. Server addresses come from {@code INBOX_TEST_POSTGRES_URL}
- * and {@code INBOX_TEST_MARIADB_URL} (system properties {@code inbox.test.*.url} or the
- * environment), falling back to the local servers; SQLite is a file in a temporary folder. A
- * server that cannot be reached fails its tests: nothing is skipped.
+ * The real databases the tests run on. Server addresses come from {@code INBOX_TEST_POSTGRES_URL},
+ * {@code INBOX_TEST_MARIADB_URL} and {@code INBOX_TEST_CONNECTORJ_URL} (system properties
+ * {@code inbox.test.*.url} or the environment), falling back to the local servers; SQLite is a file
+ * in a temporary folder. A server that cannot be reached fails its tests: nothing is skipped. A
+ * real MySQL is the exception: {@code INBOX_TEST_MYSQL_URL}, else one Testcontainers starts where a
+ * Docker engine runs, else its cases are skipped, saying why.
  */
 enum TestDatabase {
     POSTGRES("inbox.test.postgres.url", "INBOX_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
     MARIADB("inbox.test.mariadb.url", "INBOX_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
-    SQLITE(null, null, null);
+    SQLITE(null, null, null),
+    /** The local MariaDB through MySQL Connector/J and a {@code jdbc:mysql://} URL. */
+    CONNECTOR_J("inbox.test.connectorj.url", "INBOX_TEST_CONNECTORJ_URL",
+            "jdbc:mysql://127.0.0.1:3306/test?user=root&sslMode=DISABLED"),
+    /** A real MySQL 8 server, through Connector/J. */
+    MYSQL("inbox.test.mysql.url", "INBOX_TEST_MYSQL_URL", null);
 
     private static final Map<TestDatabase, HikariDataSource> POOLS = new EnumMap<>(TestDatabase.class);
     private static Path sqliteFile;
@@ -54,14 +61,22 @@ enum TestDatabase {
         if (url == null || url.isBlank() || url.startsWith("${")) {
             url = System.getenv(variable);
         }
-        return url == null || url.isBlank() ? fallback : url;
+        if (url != null && !url.isBlank()) {
+            return url;
+        }
+        return this == MYSQL ? MySqlContainer.url() : fallback;
+    }
+
+    /** True for the databases of the MySQL family (MariaDB, and MySQL through either driver): their DDL. */
+    boolean mysqlFamily() {
+        return this == MARIADB || this == CONNECTOR_J || this == MYSQL;
     }
 
     /** The built-in dialect of this database. */
     Dialect dialect() {
         return switch (this) {
             case POSTGRES -> new PostgresDialect();
-            case MARIADB -> new MySqlDialect();
+            case MARIADB, CONNECTOR_J, MYSQL -> new MySqlDialect();
             case SQLITE -> new SqliteDialect();
         };
     }
@@ -89,7 +104,7 @@ enum TestDatabase {
         String ddl = switch (this) {
             case POSTGRES -> "CREATE TABLE " + table + " (id BIGSERIAL PRIMARY KEY,"
                     + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until TIMESTAMPTZ, payload BYTEA NOT NULL)";
-            case MARIADB -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
+            case MARIADB, CONNECTOR_J, MYSQL -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
                     + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until DATETIME NULL, payload BLOB NOT NULL)"
                     + " ENGINE=InnoDB";
             case SQLITE -> "CREATE TABLE " + table + " (id INTEGER PRIMARY KEY,"

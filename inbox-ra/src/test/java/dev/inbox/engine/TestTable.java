@@ -73,12 +73,12 @@ final class TestTable {
         List<String> columns = new ArrayList<>();
         columns.add(switch (db) {
             case POSTGRES -> "id BIGSERIAL PRIMARY KEY";
-            case MARIADB -> "id BIGINT AUTO_INCREMENT PRIMARY KEY";
+            case MARIADB, CONNECTOR_J, MYSQL -> "id BIGINT AUTO_INCREMENT PRIMARY KEY";
             case SQLITE -> "id INTEGER PRIMARY KEY";
         });
         String time = switch (db) {
             case POSTGRES -> "TIMESTAMPTZ";
-            case MARIADB -> "DATETIME NULL";
+            case MARIADB, CONNECTOR_J, MYSQL -> "DATETIME NULL";
             case SQLITE -> "TEXT";
         };
         if (features.contains(Feature.ATTEMPT)) {
@@ -126,7 +126,7 @@ final class TestTable {
     void createDeadLetter(TestDatabase db, String deadTable) {
         String time = switch (db) {
             case POSTGRES -> "TIMESTAMPTZ";
-            case MARIADB -> "DATETIME";
+            case MARIADB, CONNECTOR_J, MYSQL -> "DATETIME";
             case SQLITE -> "TEXT";
         };
         db.execute("DROP TABLE IF EXISTS " + deadTable, "CREATE TABLE " + deadTable + " (id BIGINT PRIMARY KEY, payload "
@@ -138,12 +138,12 @@ final class TestTable {
     private static String json(TestDatabase db) {
         return switch (db) {
             case POSTGRES -> "JSONB";
-            case MARIADB -> "JSON";
+            case MARIADB, CONNECTOR_J, MYSQL -> "JSON";
             case SQLITE -> "TEXT";
         };
     }
 
     static String quote(TestDatabase db, String name) {
-        return db == TestDatabase.MARIADB ? "`" + name + "`" : "\"" + name + "\"";
+        return db.mysqlFamily() ? "`" + name + "`" : "\"" + name + "\"";
     }
 }

@@ -116,7 +116,7 @@ class TransactionalTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB"})
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
     void theTransactionRunsAtTheTablesIsolationLevel(TestDatabase db) {
         String query = db == TestDatabase.POSTGRES ? "SELECT current_setting('transaction_isolation')"
                 : "SELECT @@tx_isolation";
