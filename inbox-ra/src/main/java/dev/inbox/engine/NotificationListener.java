@@ -72,7 +72,7 @@ final class NotificationListener {
     private void run() {
         long probeSentAt = System.nanoTime();
         boolean probeAnswered = true;
-        Duration backoff = Duration.ofMillis(100);
+        OutageBackoff backoff = new OutageBackoff();
         try {
             while (!stopping) {
                 try {
@@ -109,12 +109,11 @@ final class NotificationListener {
                         probeSentAt = System.nanoTime();
                         probeAnswered = false;
                     }
-                    backoff = Duration.ofMillis(100);
+                    backoff.succeeded();
                 } catch (SQLException | RuntimeException e) {
                     failures.failed(() -> database.redact(String.valueOf(e.getMessage())));
                     close();
-                    Thread.sleep(backoff.toMillis());
-                    backoff = WakeSignal.min(backoff.multipliedBy(2), Duration.ofSeconds(5));
+                    Thread.sleep(backoff.failed().toMillis());
                 }
             }
         } catch (InterruptedException e) {

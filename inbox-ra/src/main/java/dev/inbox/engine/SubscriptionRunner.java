@@ -31,8 +31,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
-    /** The longest wait between claims that fail: short enough to resume soon after an outage. */
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     /** Put behind the last unit at shutdown: a worker that takes it stops. */
     private static final Unit LAST = new Unit(List.of(), null);
 
@@ -146,7 +144,7 @@ final class SubscriptionRunner {
      * claim came back full passes a wake on, so they join at once while rows keep coming.
      */
     private void claimLoop(boolean polls) {
-        Duration backoff = Duration.ZERO;
+        OutageBackoff backoff = new OutageBackoff();
         Duration idle = polls ? settings.pollInterval() : settings.pollInterval().multipliedBy(claimLoops);
         try {
             while (!stopping) {
@@ -166,15 +164,13 @@ final class SubscriptionRunner {
                 List<InFlight> claimed;
                 try {
                     claimed = form.claim(clock.instant(), wanted);
-                    backoff = Duration.ZERO;
+                    backoff.succeeded();
                 } catch (Throwable e) {
                     giveBack(taken);
-                    backoff = backoff.isZero() ? Duration.ofMillis(100)
-                            : WakeSignal.min(backoff.multipliedBy(2), MAX_BACKOFF);
                     listener.databaseFailed(queue, "claim", e instanceof Exception x ? x
                             : new IllegalStateException(e));
                     claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
-                    wake.await(backoff);
+                    wake.await(backoff.failed());
                     continue;
                 }
                 claimFailures.succeeded();

@@ -3,6 +3,7 @@ package dev.inbox.engine.form;
 import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.FailureLog;
 import dev.inbox.engine.InFlight;
+import dev.inbox.engine.OutageBackoff;
 import dev.inbox.engine.Redaction;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
@@ -22,8 +23,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class LeaseKeeper {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
-    private static final Duration FIRST_RETRY = Duration.ofMillis(100);
-    private static final Duration LAST_RETRY = Duration.ofSeconds(5);
 
     /** Moves one delivery's lease on; false when the row is no longer held. */
     @FunctionalInterface
@@ -57,15 +56,15 @@ final class LeaseKeeper {
     /** The keeper's loop over {@code inWork}; returns once stopped. */
     void run(Collection<InFlight> inWork) {
         Duration wait = interval;
-        Duration retry = Duration.ZERO;
+        OutageBackoff retry = new OutageBackoff();
         try {
             while (!stop.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
                 if (inWork.isEmpty() || extendAll(inWork)) {
-                    retry = Duration.ZERO;
+                    retry.succeeded();
                     wait = interval;
                 } else {
-                    retry = retry.isZero() ? FIRST_RETRY : min(retry.multipliedBy(2), LAST_RETRY);
-                    wait = min(retry, interval);
+                    Duration next = retry.failed();
+                    wait = next.compareTo(interval) <= 0 ? next : interval;
                 }
             }
         } catch (InterruptedException e) {
@@ -101,9 +100,5 @@ final class LeaseKeeper {
             failures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
             return false;
         }
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 }
