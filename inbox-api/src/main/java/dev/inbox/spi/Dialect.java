@@ -115,6 +115,25 @@ public interface Dialect {
     }
 
     /**
+     * True when this dialect's statements can judge a table's times by the database's own clock
+     * ({@link dev.inbox.QueueClock#DATABASE}); a table on the database's clock is refused at open
+     * where not.
+     */
+    default boolean readsDatabaseClock() {
+        return false;
+    }
+
+    /**
+     * Where {@link #writeLocksDatabase}: a statement that changes nothing in {@code t} but makes the
+     * transaction it runs in take the database's write lock at once. A delivery transaction that a
+     * server began without the lock (a JTA data source runs SQLite in DEFERRED mode) runs it first,
+     * so that it holds the lock from its start as the table's mode asks; null where not needed.
+     */
+    default String takeWriteLock(TableShape t) {
+        return null;
+    }
+
+    /**
      * True when the database can wake subscriptions of other processes (PostgreSQL LISTEN/NOTIFY);
      * the engine then listens on one connection and publishers notify the table's channel.
      */

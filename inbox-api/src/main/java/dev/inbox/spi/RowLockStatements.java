@@ -17,9 +17,23 @@ import java.util.Map;
  * @param retry  makes row {@code :id} due at {@code :due}; null where the table has no retry_after
  *               column (the row is due again when the transaction ends)
  * @param drop   deletes row {@code :id}
+ * @param relock where a claim and its delivery share a transaction bound to the worker's thread
+ *               (JTA) and that transaction rolled back: selects row {@code :id} locked
+ *               ({@code FOR UPDATE SKIP LOCKED}) if no other transaction holds it and, where the table
+ *               counts attempts, its attempt column still reads {@code :attempt}, the attempt that
+ *               rolled back (no other claim worked it in between); null where the dialect cannot (such tables then refuse
+ *               JTA deliveries)
+ * @param count  counts the attempt of row {@code :id} once more; null where the table has no attempt
+ *               column
  */
 public record RowLockStatements(LeaseStatements.ClaimStyle style, String claim, String stamp, String ack, String retry,
-        String drop) {
+        String drop, String relock, String count) {
+
+    /** The statements of a dialect that cannot lock a row again after a rolled-back JTA delivery. */
+    public RowLockStatements(LeaseStatements.ClaimStyle style, String claim, String stamp, String ack, String retry,
+            String drop) {
+        this(style, claim, stamp, ack, retry, drop, null, null);
+    }
 
     /** Every statement by name, for preparing at open and for review. */
     public Map<String, String> all() {
@@ -33,6 +47,12 @@ public record RowLockStatements(LeaseStatements.ClaimStyle style, String claim, 
             all.put("retry", retry);
         }
         all.put("drop", drop);
+        if (relock != null) {
+            all.put("row lock relock", relock);
+        }
+        if (count != null) {
+            all.put("row lock count", count);
+        }
         return all;
     }
 }

@@ -15,14 +15,13 @@ import javax.sql.DataSource;
 /**
  * A transactional delivery in one JTA transaction: the engine settles through a connection of the
  * application's JTA data source enlisted in it, and everything the handler writes through a JTA
- * data source joins it. With a single non-XA data source the server commits it in one phase. A
+ * data source joins it. The data source begins it as configured (SQLite: DEFERRED, so without the
+ * write lock, which the engine then takes). With a single non-XA data source the server commits it in one phase. A
  * publisher's insert in the caller's JTA transaction wakes its queue once that commits. Runs in
  * the application's context, where {@code java:comp/UserTransaction} resolves.
  */
 final class JtaDeliveryTransactions implements DeliveryTransactions {
     private final DataSource dataSource;
-    /** Whether the data source is SQLite, whose transactions lock the whole database; learnt once. */
-    private volatile Boolean sqlite;
     /** The server's UserTransaction, looked up once in the application's context (a JNDI lookup is costly). */
     private volatile UserTransaction userTransaction;
     private volatile TransactionSynchronizationRegistry registry;
@@ -36,15 +35,8 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
         UserTransaction transaction = userTransaction();
         transaction.begin();
         Connection connection;
-        boolean locksDatabase;
         try {
             connection = dataSource.getConnection();
-            Boolean known = sqlite;
-            if (known == null) {
-                known = "SQLite".equals(connection.getMetaData().getDatabaseProductName());
-                sqlite = known;
-            }
-            locksDatabase = known;
         } catch (SQLException | RuntimeException e) {
             transaction.rollback();
             throw e;
@@ -75,12 +67,13 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
                     // already closed
                 }
             }
-
-            @Override
-            public boolean locksDatabase() {
-                return locksDatabase;
-            }
         };
+    }
+
+    /** A JTA transaction ends on the thread that began it. */
+    @Override
+    public boolean boundToThread() {
+        return true;
     }
 
     /** Runs {@code action} after the caller's JTA transaction commits, where one is active. */

@@ -109,6 +109,22 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
+    public boolean readsDatabaseClock() {
+        return true;
+    }
+
+    /** The time the statement began, the same for every row it touches. */
+    @Override
+    protected String databaseNow() {
+        return "statement_timestamp()";
+    }
+
+    @Override
+    protected String databaseDeadline(String milliseconds) {
+        return "(statement_timestamp() + CAST(" + milliseconds + " AS BIGINT) * INTERVAL '1 millisecond')";
+    }
+
+    @Override
     public RowLockStatements rowLock(TableShape t) {
         String select = "SELECT " + t.id() + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY " + claimOrder(t)
                 + " LIMIT :limit FOR UPDATE SKIP LOCKED";

@@ -4,6 +4,7 @@ import dev.inbox.Column;
 import dev.inbox.Identifiers;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.QueueClock;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.LeaseStatements;
@@ -48,13 +49,48 @@ public abstract class StandardDialect implements Dialect {
     protected String due(TableShape t) {
         InboxSpec spec = t.spec();
         List<String> conditions = new ArrayList<>();
-        t.name(spec.retryAfter()).ifPresent(r -> conditions.add("(" + r + " IS NULL OR " + r + " <= :now)"));
+        t.name(spec.retryAfter()).ifPresent(r -> conditions.add("(" + r + " IS NULL OR " + r + " <= " + now(t) + ")"));
         Optional<String> processed = t.name(spec.processedAt());
         processed.ifPresent(p -> conditions.add(p + " IS NULL"));
         t.name(spec.group()).ifPresent(g -> conditions.add("(" + g + " IS NULL OR " + t.id() + " IN (SELECT MIN("
                 + t.id() + ") FROM " + t.table() + " WHERE " + g + " IS NOT NULL"
                 + processed.map(p -> " AND " + p + " IS NULL").orElse("") + " GROUP BY " + g + "))"));
         return conditions.isEmpty() ? "1 = 1" : String.join(" AND ", conditions);
+    }
+
+    /**
+     * Now, as the table's clock reads it: the host's, bound as {@code :now}, or on the database's
+     * clock ({@link QueueClock#DATABASE}) the database's own, read by the statement.
+     */
+    protected String now(TableShape t) {
+        return onDatabaseClock(t) ? databaseNow() : ":now";
+    }
+
+    /** A settlement's or a publish's time stamp ({@code :name}, bound from the host), as the table's clock reads it. */
+    protected String stamp(TableShape t, String name) {
+        return onDatabaseClock(t) ? databaseNow() : ":" + name;
+    }
+
+    /**
+     * When a row retried or published with a delay is due, as the table's clock reads it: the
+     * host's {@code :due}, or the database's now plus {@code :delay} milliseconds; NULL without a delay.
+     */
+    protected String delayedUntil(TableShape t) {
+        return onDatabaseClock(t) ? databaseDeadline(":delay") : ":due";
+    }
+
+    /** The database's clock, where {@link #readsDatabaseClock()}. */
+    protected String databaseNow() {
+        throw new UnsupportedOperationException(name() + " does not read the database's clock");
+    }
+
+    /** The database's now plus {@code milliseconds} (a parameter that may be NULL, giving NULL). */
+    protected String databaseDeadline(String milliseconds) {
+        throw new UnsupportedOperationException(name() + " does not read the database's clock");
+    }
+
+    private static boolean onDatabaseClock(TableShape t) {
+        return t.spec().clock() == QueueClock.DATABASE;
     }
 
     /** The lease form's rows that no lease holds at {@code :now}, and that are due. */
@@ -152,7 +188,7 @@ public abstract class StandardDialect implements Dialect {
                 + headers.map(h -> ", " + quote("headers")).orElse("") + ", " + quote("attempt") + ", "
                 + quote("error") + ", " + quote("failed_at") + ") SELECT " + t.id() + ", "
                 + t.name(spec.payload().orElseThrow()) + headers.map(h -> ", " + h).orElse("")
-                + ", :attempt, :error, :failed FROM " + t.table() + where;
+                + ", :attempt, :error, " + stamp(t, "failed") + " FROM " + t.table() + where;
     }
 
     /** The row lock form's settlements: the claim's transaction holds the row, so no token. */
@@ -161,11 +197,19 @@ public abstract class StandardDialect implements Dialect {
         InboxSpec spec = t.spec();
         String byId = " WHERE " + t.id() + " = :id";
         String ack = t.name(spec.processedAt())
-                .map(p -> "UPDATE " + t.table() + " SET " + p + " = :processed" + byId)
+                .map(p -> "UPDATE " + t.table() + " SET " + p + " = " + stamp(t, "processed") + byId)
                 .orElse("DELETE FROM " + t.table() + byId);
-        String retry = t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = :due" + byId)
+        String retry = t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = " + delayedUntil(t)
+                + byId)
                 .orElse(null);
-        return new RowLockStatements(style, claim, stamp, ack, retry, "DELETE FROM " + t.table() + byId);
+        // After a rolled-back JTA delivery: the row again, if no other claim took or worked it since.
+        String relock = "SELECT " + t.id() + " FROM " + t.table() + byId
+                + t.name(spec.attempt()).map(a -> " AND " + a + " = :attempt").orElse("")
+                + " FOR UPDATE SKIP LOCKED";
+        String count = t.name(spec.attempt())
+                .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + nextAttempt(t) + byId).orElse(null);
+        return new RowLockStatements(style, claim, stamp, ack, retry, "DELETE FROM " + t.table() + byId, relock,
+                count);
     }
 
     /**
@@ -229,7 +273,7 @@ public abstract class StandardDialect implements Dialect {
         // A publish delay lives in retry_after, or in a lease table without one, in the lease column.
         spec.retryAfter().or(spec::lease).ifPresent(c -> {
             columns.add(t.name(c));
-            values.add(":due");
+            values.add(delayedUntil(t));
         });
         return "INSERT INTO " + t.table() + " (" + String.join(", ", columns) + ") VALUES ("
                 + String.join(", ", values) + ")";

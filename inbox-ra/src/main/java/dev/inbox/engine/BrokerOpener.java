@@ -5,6 +5,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxSpec;
+import dev.inbox.SqliteMode;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.form.AdvisoryForm;
@@ -47,6 +48,9 @@ final class BrokerOpener {
         this.dialect = database.dialect();
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
+        if (dialect.writeLocksDatabase()) {
+            transactions = new WriteLockFirst(transactions, dialect);
+        }
         this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
                 transactions, new Wakes(transactions));
     }
@@ -131,6 +135,7 @@ final class BrokerOpener {
         InboxSpec spec = subscription.table();
         ClaimForm claimForm = spec.claimForm();
         dialect.checkServer(connection, spec, claimForm);
+        checkServerTransactionMode(subscription);
         String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
                 .map(dead -> table.deadLetterInsert(connection, dialect, dead, claimForm == ClaimForm.LEASE))
                 .orElse(null);
@@ -149,7 +154,8 @@ final class BrokerOpener {
         }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener());
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
-                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional());
+                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional(),
+                engine.transactions());
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
                     2 * (settings.workers() + settings.batchSize()));
@@ -182,6 +188,23 @@ final class BrokerOpener {
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),
                 claimForm, settings.workers());
         return runner;
+    }
+
+    /**
+     * A server's data source begins a transaction as it is configured, and Inbox can only take
+     * SQLite's write lock at its start (IMMEDIATE), so another mode declared for a transactional
+     * subscription's table would not be what runs.
+     */
+    private void checkServerTransactionMode(Subscription<?> subscription) {
+        InboxSpec spec = subscription.table();
+        if (dialect.writeLocksDatabase() && engine.transactions().boundToThread()
+                && subscription.get(SubscriptionOption.TRANSACTIONAL)
+                && (spec.mode() == SqliteMode.DEFERRED || spec.mode() == SqliteMode.EXCLUSIVE)) {
+            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
+                    + " declares SQLite mode " + spec.mode() + ", but its transactional deliveries run in the"
+                    + " server's JTA transactions, which Inbox can only make IMMEDIATE (the write lock taken before"
+                    + " the handler runs): declare IMMEDIATE, or leave the mode unset");
+        }
     }
 
     /** Listens on the channel of every subscription that listens: the last step, a failure a startup error. */

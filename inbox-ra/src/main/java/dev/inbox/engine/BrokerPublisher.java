@@ -163,6 +163,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
                 }
                 insert.setTime(ps, "due", due, dialect);
+                insert.set(ps, "delay", options.delay().isZero() ? null : options.delay().toMillis());
                 if (payloads.size() == 1) {
                     ps.executeUpdate();
                 } else {

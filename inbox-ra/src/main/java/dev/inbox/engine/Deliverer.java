@@ -58,13 +58,24 @@ final class Deliverer<T> {
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
     void deliver(List<InFlight> unit, BooleanSupplier stopping) {
         // The application's context (class loader, naming, CDI, transactions) for the whole delivery.
-        engine.handlerContext().execute(() -> {
-            if (batchHandler != null) {
-                deliverBatch(unit, stopping);
-            } else {
-                deliver(unit.get(0), stopping);
-            }
-        });
+        inHandlerContext(() -> deliverHere(unit, stopping));
+    }
+
+    /**
+     * Runs {@code work} on this thread in the application's context. Entered once: a context
+     * entered again inside it may suspend the transaction begun in the outer one.
+     */
+    void inHandlerContext(Runnable work) {
+        engine.handlerContext().execute(work);
+    }
+
+    /** {@link #deliver}, for a caller already in the application's context. */
+    void deliverHere(List<InFlight> unit, BooleanSupplier stopping) {
+        if (batchHandler != null) {
+            deliverBatch(unit, stopping);
+        } else {
+            deliver(unit.get(0), stopping);
+        }
     }
 
     /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */

@@ -41,4 +41,14 @@ public interface DeliveryTransactions {
     default boolean afterCommit(Runnable action) {
         return false;
     }
+
+    /**
+     * True when a transaction belongs to the thread that began it and ends only there (JTA): the
+     * row lock form then claims on the thread that delivers, inside the delivery's transaction, so
+     * that the claim, the handler's writes and the settlement commit together. False for a JDBC
+     * transaction, which any thread may end.
+     */
+    default boolean boundToThread() {
+        return false;
+    }
 }

@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import dev.inbox.InboxSpec;
+import dev.inbox.SqliteMode;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
@@ -54,7 +55,8 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
 
             @Override
             public boolean locksDatabase() {
-                return dialect.writeLocksDatabase();
+                // begin() set the table's mode: all but DEFERRED take the lock at BEGIN.
+                return dialect.writeLocksDatabase() && table.mode() != SqliteMode.DEFERRED;
             }
         };
     }

@@ -3,6 +3,7 @@ package dev.inbox.engine;
 import dev.inbox.Column;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.QueueClock;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -45,6 +46,11 @@ final class OpenedTable {
      *                        {@code SCHEMA} for a table or column the database lacks
      */
     static OpenedTable open(Connection connection, Dialect dialect, InboxSpec spec) throws SQLException {
+        if (spec.clock() == QueueClock.DATABASE && !dialect.readsDatabaseClock()) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "table " + spec.table() + " is on the database's"
+                    + " clock, which Inbox reads on PostgreSQL only (statement_timestamp()), not on " + dialect.name()
+                    + ": describe the table on the host's clock (QueueClock.HOST, the default)");
+        }
         Map<String, String> quoted = new HashMap<>();
         quoted.put(spec.table(), dialect.quote(spec.table()));
         for (Column c : spec.columns()) {

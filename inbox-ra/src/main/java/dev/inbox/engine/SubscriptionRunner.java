@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * seldom wait for a claim. Enough claim loops run to keep
  * the room filled. A batch handler's claim is one unit of work, and its room is counted in units
  * (one waits beside those in work). Claims that keep a connection until their rows settle are
- * capped as the form says.
+ * capped as the form says. Where the form claims on the worker ({@link Form#claimsOnWorker}), each
+ * worker is a claim loop that works the row it claimed itself, and nothing waits in the buffer.
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
@@ -42,6 +43,8 @@ final class SubscriptionRunner {
     private final Clock clock;
     private final BrokerListener listener;
     private final boolean batches;
+    /** True when each worker claims for itself and works what it claimed on its own thread. */
+    private final boolean claimsOnWorker;
     private final int claimLoops;
     /** The most rows one claim takes. */
     private final int batch;
@@ -58,6 +61,8 @@ final class SubscriptionRunner {
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
     private final CountDownLatch loopsDone;
     private final AtomicInteger rowsReleased = new AtomicInteger();
+    /** Workers inside a claim that may yet put rows in work (when the form claims on the worker). */
+    private final AtomicInteger claiming = new AtomicInteger();
     private volatile boolean stopping;
 
     /** What one worker takes: one row, or a batch handler's whole claim, and the claim it came from. */
@@ -90,15 +95,17 @@ final class SubscriptionRunner {
         this.listener = listener;
         int workers = settings.workers();
         this.batch = form.rowsPerClaim(settings.batchSize());
+        this.claimsOnWorker = form.claimsOnWorker();
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
-        int ahead = settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
+        int ahead = claimsOnWorker ? 0 : settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
         int held = batches ? workers + 1 : workers + ahead;
         this.room = new Semaphore(held);
         this.claimAt = batches ? 1 : Math.max(1, Math.min(batch, ahead / 2));
         // Enough claims in flight to fill the room (one claims while another's rows are handed out),
         // one per worker at most.
-        this.claimLoops = batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
+        this.claimLoops = claimsOnWorker ? workers
+                : batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
         this.openClaims = new Semaphore(form.claimsAtOnce(workers, held));
         this.loopsDone = new CountDownLatch(claimLoops);
         this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
@@ -110,6 +117,14 @@ final class SubscriptionRunner {
     }
 
     void start(Threads threads) {
+        if (claimsOnWorker) {
+            form.start(threads, "inbox-" + queue, inWork);
+            for (int i = 1; i <= claimLoops; i++) {
+                boolean polls = i == 1;
+                threads.start("inbox-" + queue + "-worker-" + i, () -> claimLoop(polls));
+            }
+            return;
+        }
         for (int i = 1; i <= claimLoops; i++) {
             boolean polls = i == 1;
             threads.start("inbox-" + queue + "-claim" + (claimLoops > 1 ? "-" + i : ""), () -> claimLoop(polls));
@@ -163,7 +178,7 @@ final class SubscriptionRunner {
                 int wanted = batches ? batch : taken;
                 List<InFlight> claimed;
                 try {
-                    claimed = form.claim(clock.instant(), wanted);
+                    claimed = claimsOnWorker ? claimAndWork(taken) : form.claim(clock.instant(), wanted);
                     backoff.succeeded();
                 } catch (Throwable e) {
                     giveBack(taken);
@@ -174,7 +189,11 @@ final class SubscriptionRunner {
                     continue;
                 }
                 claimFailures.succeeded();
-                dispatch(claimed, taken);
+                if (!claimsOnWorker) {
+                    dispatch(claimed, taken);
+                } else if (claimed.isEmpty()) {
+                    giveBack(taken);
+                }
                 if (claimed.isEmpty()) {
                     if (!stopping) {
                         // Nothing due: wait for a wake or the next poll. A short claim claims again at once,
@@ -189,6 +208,59 @@ final class SubscriptionRunner {
             Thread.currentThread().interrupt();
         } finally {
             loopsDone.countDown();
+        }
+    }
+
+    /**
+     * Claims on this thread inside the application's context and works what was claimed here, in
+     * the same context entry (entered again, it could suspend the transaction the claim began). Throws
+     * only what the claim threw; the claimed rows' room is given back once they are worked.
+     */
+    private List<InFlight> claimAndWork(int roomTaken) throws Exception {
+        List<List<InFlight>> claimed = new ArrayList<>(1);
+        Exception[] failed = new Exception[1];
+        claiming.incrementAndGet();
+        try {
+            deliverer.inHandlerContext(() -> {
+                List<InFlight> rows;
+                try {
+                    rows = form.claim(clock.instant(), 1);
+                } catch (Exception e) {
+                    failed[0] = e;
+                    return;
+                }
+                claimed.add(rows);
+                if (!rows.isEmpty()) {
+                    inWork.addAll(rows);
+                    claiming.decrementAndGet();
+                    workHere(rows, roomTaken);
+                }
+            });
+        } finally {
+            if (claimed.isEmpty() || claimed.get(0).isEmpty()) {
+                claiming.decrementAndGet();
+            }
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        return claimed.isEmpty() ? List.of() : claimed.get(0);
+    }
+
+    /** Works rows this thread claimed, then gives back their room and their claim's place. */
+    private void workHere(List<InFlight> rows, int roomTaken) {
+        try {
+            if (stopping) {
+                rows.forEach(delivery -> release(delivery, false));
+            } else {
+                rows.forEach(delivery -> delivery.worker(Thread.currentThread()));
+                deliverSafely(rows, true);
+            }
+        } finally {
+            rows.forEach(delivery -> delivery.worker(null));
+            rows.forEach(inWork::remove);
+            room.release(roomTaken);
+            openClaims.release();
         }
     }
 
@@ -242,7 +314,7 @@ final class SubscriptionRunner {
                         List<InFlight> live = notExpired(rows);
                         if (!live.isEmpty()) {
                             live.forEach(delivery -> delivery.worker(Thread.currentThread()));
-                            deliverSafely(live);
+                            deliverSafely(live, false);
                         }
                     }
                 } finally {
@@ -261,9 +333,13 @@ final class SubscriptionRunner {
      * Works a unit; a failure outside the handler (which the deliverer already settles) gives back
      * the rows left unsettled, and the worker goes on.
      */
-    private void deliverSafely(List<InFlight> rows) {
+    private void deliverSafely(List<InFlight> rows, boolean inHandlerContext) {
         try {
-            deliverer.deliver(rows, () -> stopping);
+            if (inHandlerContext) {
+                deliverer.deliverHere(rows, () -> stopping);
+            } else {
+                deliverer.deliver(rows, () -> stopping);
+            }
         } catch (Throwable e) {
             LOG.log(Level.ERROR, "queue " + queue + ": working rows " + rows + " failed outside the handler; the rows"
                     + " not settled go back to the queue and the worker goes on", e);
@@ -317,6 +393,14 @@ final class SubscriptionRunner {
         // Claim loops waiting for room or for an open claim's place see the stop.
         room.release(claimLoops * Math.max(claimAt, 1));
         openClaims.release(claimLoops);
+        if (claimsOnWorker) {
+            // The loops are the workers: the drain waits for their deliveries; here only for claims in progress.
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (claiming.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            return;
+        }
         if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
         }

@@ -70,7 +70,8 @@ class LeaseAcksTest {
         Dialect dialect = db.dialect();
         CountingSource source = new CountingSource(db.dataSource()::getConnection);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false);
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false,
+                new JdbcDeliveryTransactions(source, dialect));
         LeaseForm form = new LeaseForm(context, dialect.lease(new TableShape(Job.leaseTable(TABLE), dialect::quote,
                 Map.of())), Duration.ofSeconds(30), 100);
         insert(db, 5);

@@ -32,6 +32,15 @@ public interface Form {
     /** The most connections the subscription holds at once with {@code workers} and {@code claimLoops}. */
     int connections(int workers, int claimLoops);
 
+    /**
+     * True when each claim must run on the thread that then works its rows, inside their delivery's
+     * transaction (the row lock form when that transaction is bound to its thread, as JTA's is):
+     * each worker then claims for itself, and no rows wait in a buffer.
+     */
+    default boolean claimsOnWorker() {
+        return false;
+    }
+
     /** Claims up to {@code limit} due rows at {@code now}, in claim order. */
     List<InFlight> claim(Instant now, int limit) throws SQLException;
 

@@ -2,6 +2,7 @@ package dev.inbox.engine.form;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxSpec;
+import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.BrokerListener;
 import dev.inbox.spi.Dialect;
 import java.time.Clock;
@@ -12,10 +13,11 @@ import java.time.Clock;
  * @param deadLetter    the statement that copies a row into the dead-letter table, or null for none
  * @param binaryPayload true when the payload column holds bytes, false for text
  * @param transactional true when each delivery runs in a transaction of its own with its ack
+ * @param transactions  what begins those transactions
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
         BrokerListener listener, Reports reports, String deadLetter, boolean binaryPayload, ObjectMapper json,
-        boolean transactional) {
+        boolean transactional, DeliveryTransactions transactions) {
 
     /** Reads a claim's rows into deliveries of {@code claim}. */
     ClaimedRows rows() {

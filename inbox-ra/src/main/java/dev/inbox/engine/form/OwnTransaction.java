@@ -7,8 +7,9 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /**
- * A transactional delivery's transaction of its own (lease and advisory lock forms): the claim
- * holds the row apart from it, and the ack settles inside it just before its commit.
+ * A transactional delivery's transaction from {@link DeliveryTransactions}: in the lease and
+ * advisory lock forms one of its own, the claim holding the row apart from it; in the row lock
+ * form under JTA the one its claim ran in. The ack settles inside it just before its commit.
  */
 final class OwnTransaction implements HandlerTransaction {
     private static final System.Logger LOG = System.getLogger(OwnTransaction.class.getName());

@@ -4,6 +4,7 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.engine.DeliveryTransactions;
+import dev.inbox.engine.ForwardingOpen;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
@@ -23,7 +24,8 @@ import java.util.List;
  * LOCKED}) and stays open while their handlers run; each settles in it, acks put off until the
  * last, and it commits when the last of them has settled. A crashed process's rows return when
  * its connection closes and the transaction rolls back. A transactional delivery's writes go into
- * the claim's transaction, so its claim takes one row.
+ * the claim's transaction, so its claim takes one row. Where the delivery's transaction is bound to
+ * its thread (JTA), each worker claims for itself inside it: see {@link InDeliveryTransaction}.
  */
 public final class RowLockForm implements Form {
     private final FormContext context;
@@ -36,7 +38,11 @@ public final class RowLockForm implements Form {
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
+    private final Sql relock;
+    private final Sql count;
     private final ClaimedRows claimed;
+    /** True when a claim runs inside its delivery's transaction, on the worker's thread. */
+    private final boolean inDeliveryTransaction;
 
     public RowLockForm(FormContext context, RowLockStatements statements) {
         this.context = context;
@@ -50,12 +56,23 @@ public final class RowLockForm implements Form {
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
         this.claimed = context.rows();
+        this.relock = statements.relock() == null ? null : new Sql("row lock relock", statements.relock());
+        this.count = statements.count() == null ? null : new Sql("row lock count", statements.count());
+        this.inDeliveryTransaction = context.transactional() && context.transactions().boundToThread();
+        if (inDeliveryTransaction && relock == null) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + context.queue() + ": "
+                    + dialect.name() + " gives no statement to lock a row of row lock table " + spec.table()
+                    + " again after a rolled-back JTA delivery, so its transactional deliveries cannot run in JTA"
+                    + " transactions: give the table a lease column (locked_until) to use the lease form");
+        }
     }
 
     @Override
     public List<Sql> statements() {
         List<Sql> all = new ArrayList<>(List.of(claim, ack, drop));
-        for (Sql optional : new Sql[] {stamp, retry, deadLetter}) {
+        Sql[] optionals = inDeliveryTransaction ? new Sql[] {stamp, retry, deadLetter, relock, count}
+                : new Sql[] {stamp, retry, deadLetter};
+        for (Sql optional : optionals) {
             if (optional != null) {
                 all.add(optional);
             }
@@ -80,7 +97,15 @@ public final class RowLockForm implements Form {
     }
 
     @Override
+    public boolean claimsOnWorker() {
+        return inDeliveryTransaction;
+    }
+
+    @Override
     public List<InFlight> claim(Instant now, int limit) throws SQLException {
+        if (inDeliveryTransaction) {
+            return claimInDeliveryTransaction(now);
+        }
         Connection connection = context.connections().open();
         int isolation;
         try {
@@ -92,23 +117,7 @@ public final class RowLockForm implements Form {
         }
         ClaimTransaction transaction = new ClaimTransaction(connection, isolation);
         try {
-            List<InFlight> rows;
-            try (PreparedStatement ps = claim.prepare(connection)) {
-                claim.setTime(ps, "now", dialect.stored(now), dialect);
-                claim.setInt(ps, "limit", rowsPerClaim(limit));
-                try (ResultSet rs = ps.executeQuery()) {
-                    rows = claimed.read(rs, null, transaction);
-                }
-            }
-            if (stamp != null && !rows.isEmpty()) {
-                try (PreparedStatement ps = stamp.prepare(connection)) {
-                    for (InFlight row : rows) {
-                        stamp.set(ps, "id", row.id());
-                        ps.addBatch();
-                    }
-                    ps.executeBatch();
-                }
-            }
+            List<InFlight> rows = lockDue(connection, now, rowsPerClaim(limit), transaction);
             if (rows.isEmpty()) {
                 connection.commit();
                 transaction.end();
@@ -134,10 +143,229 @@ public final class RowLockForm implements Form {
         }
     }
 
+    /** Locks up to {@code limit} due rows in the transaction open on {@code connection}, counting their attempts. */
+    private List<InFlight> lockDue(Connection connection, Instant now, int limit, Claim holder) throws SQLException {
+        List<InFlight> rows;
+        try (PreparedStatement ps = claim.prepare(connection)) {
+            claim.setTime(ps, "now", dialect.stored(now), dialect);
+            claim.setInt(ps, "limit", limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                rows = claimed.read(rs, null, holder);
+            }
+        }
+        if (stamp != null && !rows.isEmpty()) {
+            try (PreparedStatement ps = stamp.prepare(connection)) {
+                for (InFlight row : rows) {
+                    stamp.set(ps, "id", row.id());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+        return rows;
+    }
+
+    /** A retry's or a drop's statement, where the form has one, run for {@code delivery}. */
+    private InTransaction settlement(InFlight delivery, Outcome outcome, Instant now) {
+        Sql sql = Settlements.of(outcome, ack, retry, drop);
+        return connection -> {
+            if (sql != null) {
+                Settlements.run(connection, sql, delivery, outcome, now, dialect);
+            }
+        };
+    }
+
+    private InTransaction deadLettering(InFlight delivery, String error, Instant now) {
+        return connection -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now, dialect);
+    }
+
+    /** Claims one row inside a delivery transaction begun on this thread, which its delivery then runs in. */
+    private List<InFlight> claimInDeliveryTransaction(Instant now) throws SQLException {
+        DeliveryTransactions.Open open;
+        try {
+            open = context.transactions().begin(spec);
+        } catch (SQLException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new InboxException(InboxException.Kind.DATABASE, "queue " + context.queue() + ": the transaction"
+                    + " of a claim on row lock table " + spec.table() + " could not begin: " + e, e);
+        }
+        InDeliveryTransaction holder = new InDeliveryTransaction(open);
+        try {
+            List<InFlight> rows = lockDue(open.connection(), now, 1, holder);
+            if (rows.isEmpty()) {
+                holder.endQuietly(null);
+            }
+            return rows;
+        } catch (SQLException | RuntimeException e) {
+            holder.endQuietly(e);
+            throw e;
+        }
+    }
+
     /** Work on the claim's connection, inside its transaction. */
     @FunctionalInterface
     private interface InTransaction {
         void run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * A row claimed inside its delivery's transaction, which belongs to the worker's thread (JTA).
+     * The handler writes in it and its ack commits it, so the claim, the writes and the settlement
+     * commit together. Any other outcome rolls it back, and with it the row's lock and counted
+     * attempt; the row then settles in a transaction of its own once locked again. If another
+     * claim took the row in between, that claim works it, and this settlement is lost to it.
+     */
+    private final class InDeliveryTransaction implements Claim {
+        private final DeliveryTransactions.Open open;
+        private final Thread owner = Thread.currentThread();
+        private volatile boolean ended;
+
+        InDeliveryTransaction(DeliveryTransactions.Open open) {
+            this.open = open;
+        }
+
+        @Override
+        public void ack(InFlight delivery, Instant now) {
+            try {
+                settleApart(delivery, c -> Settlements.run(c, ack, delivery, Outcome.ack(), now, dialect));
+                context.reports().settled(delivery, Outcome.ack());
+            } catch (SQLException | RuntimeException e) {
+                context.reports().failed(delivery, Outcome.ack(), e);
+            }
+        }
+
+        @Override
+        public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+            settleApart(delivery, settlement(delivery, outcome, now));
+        }
+
+        @Override
+        public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
+            settleApart(delivery, deadLettering(delivery, error, now));
+        }
+
+        @Override
+        public boolean release(InFlight delivery, boolean started) {
+            if (ended) {
+                return false;
+            }
+            if (Thread.currentThread() == owner) {
+                endQuietly(null);
+            }
+            // Else its worker, once the handler returns, finds the delivery settled and rolls back.
+            return true;
+        }
+
+        @Override
+        public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) {
+            // The claim's transaction is the delivery's: the ack settles in it, and it ends there.
+            return new OwnTransaction(new ForwardingOpen(open) {
+                @Override
+                public void commit() throws Exception {
+                    end(true);
+                }
+
+                @Override
+                public void rollback() throws Exception {
+                    if (!ended) {
+                        end(false);
+                    }
+                }
+
+                @Override
+                public void close() {
+                    if (!ended) {
+                        endQuietly(null);
+                    }
+                }
+            }, (connection, now) -> Settlements.run(connection, ack, delivery, Outcome.ack(), now, dialect), () -> { });
+        }
+
+        /**
+         * Settles a delivery whose handler did not commit. Before a handler ran (a payload that
+         * does not decode, attempts exhausted) that is inside the claim's transaction; after its
+         * rollback, in a transaction of its own on the row locked again, its attempt counted again.
+         */
+        private void settleApart(InFlight delivery, InTransaction work) throws SQLException {
+            if (!ended && Thread.currentThread() == owner) {
+                try {
+                    work.run(open.connection());
+                    end(true);
+                } catch (SQLException | RuntimeException e) {
+                    endQuietly(e);
+                    throw e;
+                } catch (Exception e) {
+                    endQuietly(e);
+                    throw new SQLException("the claim's transaction did not commit: " + e, e);
+                }
+                return;
+            }
+            Connection connection = context.connections().open();
+            int isolation = -1;
+            try (connection) {
+                isolation = dialect.beginChangesIsolation(spec) ? connection.getTransactionIsolation() : -1;
+                dialect.begin(connection, spec);
+                if (!lockAgain(connection, delivery)) {
+                    connection.commit();
+                    throw new InboxException(InboxException.Kind.LEASE_LOST, "queue " + context.queue() + ": row "
+                            + delivery.id() + " of table " + spec.table() + " was claimed again after its delivery"
+                            + " transaction rolled back; that claim settles it");
+                }
+                if (count != null) {
+                    try (PreparedStatement ps = count.prepare(connection)) {
+                        count.set(ps, "id", delivery.id());
+                        ps.executeUpdate();
+                    }
+                }
+                work.run(connection);
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                Transactions.rollbackQuietly(connection, e);
+                throw e;
+            } finally {
+                try {
+                    dialect.end(connection, spec, isolation);
+                } catch (SQLException e) {
+                    // closed: the pool discards it
+                }
+            }
+        }
+
+        /** Locks the row again, unless another transaction holds it or worked it since. */
+        private boolean lockAgain(Connection connection, InFlight delivery) throws SQLException {
+            try (PreparedStatement ps = relock.prepare(connection)) {
+                relock.set(ps, "id", delivery.id());
+                relock.setInt(ps, "attempt", delivery.attempt());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+
+        /** Commits or rolls back the claim's transaction and lets its connection go. */
+        void end(boolean commit) throws Exception {
+            ended = true;
+            try {
+                if (commit) {
+                    open.commit();
+                } else {
+                    open.rollback();
+                }
+            } finally {
+                open.close();
+            }
+        }
+
+        void endQuietly(Exception cause) {
+            try {
+                end(false);
+            } catch (Exception e) {
+                if (cause != null) {
+                    cause.addSuppressed(e);
+                }
+            }
+        }
     }
 
     /**
@@ -175,18 +403,12 @@ public final class RowLockForm implements Form {
 
         @Override
         public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
-            Sql sql = Settlements.of(outcome, ack, retry, drop);
-            inTransaction(delivery, connection -> {
-                if (sql != null) {
-                    Settlements.run(connection, sql, delivery, outcome, now, dialect);
-                }
-            });
+            inTransaction(delivery, settlement(delivery, outcome, now));
         }
 
         @Override
         public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
-            inTransaction(delivery, connection -> DeadLetters.move(connection, deadLetter, drop, delivery, error, now,
-                    dialect));
+            inTransaction(delivery, deadLettering(delivery, error, now));
         }
 
         @Override

@@ -69,5 +69,6 @@ final class Settlements {
         sql.setTime(ps, "token", delivery.token(), dialect);
         sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
         sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()), dialect);
+        sql.set(ps, "delay", outcome.delay().isZero() ? null : outcome.delay().toMillis());
     }
 }

@@ -134,6 +134,36 @@ final class LibertyServer {
         }
     }
 
+    /**
+     * Waits until {@code url} (another application of the server) answers 200; a first request may
+     * outlast 30 s on a loaded machine, as the sample's does.
+     */
+    void awaitAnswer(String url) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+        String last = "nothing";
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(120)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200) {
+                    return;
+                }
+                last = answer.statusCode() + " " + answer.body();
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException(url + " did not answer within 240 s (last: " + last + "); see "
+                + server.resolve("logs"));
+    }
+
+    /** Posts an empty body to {@code url}; returns the status. */
+    int postTo(String url) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return get(path, Duration.ofSeconds(30));
     }

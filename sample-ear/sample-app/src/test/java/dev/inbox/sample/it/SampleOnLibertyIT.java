@@ -47,6 +47,7 @@ class SampleOnLibertyIT {
 
     private final LibertyServer server = new LibertyServer();
     private String db;
+    private ItDatabase database;
 
     @AfterEach
     void stop() throws Exception {
@@ -120,7 +121,7 @@ class SampleOnLibertyIT {
         assertThat(server.post("/thumbnails", "{\"path\": \"" + "x".repeat(2_000) + ".png\"}").statusCode())
                 .isEqualTo(400);
         assertThat(server.postLarge("/thumbnails", 2 << 20).statusCode()).as("a 2 MiB body").isEqualTo(413);
-        assertThat(count("refund_jobs")).isZero();
+        assertThat(database.count("refund_jobs")).isZero();
     }
 
     /** The database stopped under the sample: a publish answers 503 with Retry-After, and works once it is back. */
@@ -196,7 +197,7 @@ class SampleOnLibertyIT {
         assertThat(server.post("/thumbnails", "{\"path\": \"notes.txt\"}").statusCode()).isEqualTo(422);
         assertThat(server.post("/thumbnails", "{\"path\": \"cat.png\"}").statusCode()).isEqualTo(202);
         await(() -> body("/thumbnails").equals("[\"cat.png\"]"), "the thumbnail rendered");
-        assertThat(count("thumbnail_jobs")).isZero();
+        assertThat(database.count("thumbnail_jobs")).isZero();
     }
 
     private void aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive() throws Exception {
@@ -216,7 +217,7 @@ class SampleOnLibertyIT {
         server.stop();
         server.start();
         await(() -> body("/reports").contains("q2") && body("/reports").contains("q3"), "every report rendered");
-        assertThat(count("report_jobs")).isZero();
+        assertThat(database.count("report_jobs")).isZero();
     }
 
     /**
@@ -226,8 +227,8 @@ class SampleOnLibertyIT {
      * cuts only the handling: claims, transactions in progress, receipts in work.
      */
     private void aKillDuringALoadOfRefundsLosesNoneAndDoublesNone() throws Exception {
-        long deadBefore = count("refund_dead");
-        try (Connection c = connect(); PreparedStatement insert = c.prepareStatement(
+        long deadBefore = database.count("refund_dead");
+        try (Connection c = database.connect(); PreparedStatement insert = c.prepareStatement(
                 "INSERT INTO refund_jobs (payload) VALUES (?)")) {
             c.setAutoCommit(false);
             for (long order = FIRST_ORDER; order < FIRST_ORDER + ORDERS; order++) {
@@ -240,10 +241,10 @@ class SampleOnLibertyIT {
         }
         long loaded = System.nanoTime();
         long deadline = loaded + Duration.ofSeconds(120).toNanos();
-        while (count("refunds WHERE order_id >= " + FIRST_ORDER) < ORDERS / 4) {
+        while (database.count("refunds WHERE order_id >= " + FIRST_ORDER) < ORDERS / 4) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("after 120 s: not a quarter of the " + ORDERS + " refunds recorded, "
-                        + count("refund_jobs") + " refund jobs left");
+                        + database.count("refund_jobs") + " refund jobs left");
             }
             Thread.sleep(10);
         }
@@ -255,11 +256,11 @@ class SampleOnLibertyIT {
                 StandardCopyOption.REPLACE_EXISTING);
 
         // What the dead server left: every order recorded or still queued, never both, never neither.
-        long recordedAtKill = count("refunds WHERE order_id >= " + FIRST_ORDER);
-        long refundJobsAtKill = count("refund_jobs");
-        long refundsLeased = count("refund_jobs WHERE locked_until IS NOT NULL");
+        long recordedAtKill = database.count("refunds WHERE order_id >= " + FIRST_ORDER);
+        long refundJobsAtKill = database.count("refund_jobs");
+        long refundsLeased = database.count("refund_jobs WHERE locked_until IS NOT NULL");
         Set<Long> receiptsInWork = receiptOrdersLeased();
-        long receiptJobsAtKill = count("receipt_jobs");
+        long receiptJobsAtKill = database.count("receipt_jobs");
         assertThat(refundJobsAtKill).as("refund jobs left at the kill: work in flight").isPositive();
         assertThat(recordedAtKill + refundJobsAtKill).as("orders recorded plus orders queued at the kill")
                 .isEqualTo(ORDERS);
@@ -267,11 +268,11 @@ class SampleOnLibertyIT {
         server.startAgain();
         long restarted = System.nanoTime();
         deadline = restarted + Duration.ofSeconds(90).toNanos();
-        while (count("refund_jobs") + count("receipt_jobs") > 0) {
+        while (database.count("refund_jobs") + database.count("receipt_jobs") > 0) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("90 s after the restart (refunds and receipts lease " + CRASH_LEASE
-                        + "): " + count("refund_jobs") + " refund jobs (" + count("refund_jobs WHERE locked_until IS NOT NULL")
-                        + " leased) and " + count("receipt_jobs") + " receipt jobs left; see "
+                        + "): " + database.count("refund_jobs") + " refund jobs (" + database.count("refund_jobs WHERE locked_until IS NOT NULL")
+                        + " leased) and " + database.count("receipt_jobs") + " receipt jobs left; see "
                         + server.outputDir().resolve("logs"));
             }
             Thread.sleep(100);
@@ -288,7 +289,7 @@ class SampleOnLibertyIT {
             }
         });
         // A refund handled twice would find its order recorded: the handler drops it to refund_dead.
-        long duplicates = count("refund_dead") - deadBefore;
+        long duplicates = database.count("refund_dead") - deadBefore;
         System.out.printf("LIBERTY-KILL db=%s orders=%d handled=%d lost=%d duplicates=%d receipts=%d receipts_lost=%d"
                 + " receipts_mailed_twice=%d | at the kill: recorded=%d queued=%d refunds_in_work=%d receipt_jobs=%d"
                 + " receipts_in_work=%d | kill_after_s=%.1f restart_s=%.1f drained_after_restart_s=%.1f"
@@ -322,7 +323,7 @@ class SampleOnLibertyIT {
     /** The orders of the receipt jobs leased at the moment (their JSON payload is {"order":n}). */
     private Set<Long> receiptOrdersLeased() throws SQLException {
         Set<Long> orders = new TreeSet<>();
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                 "SELECT payload FROM receipt_jobs WHERE locked_until IS NOT NULL")) {
             while (rs.next()) {
                 Matcher m = ORDER.matcher(new String(rs.getBytes(1), StandardCharsets.UTF_8));
@@ -338,7 +339,7 @@ class SampleOnLibertyIT {
     /** The first column of each row of {@code sql} to its second. */
     private Map<Long, Long> orders(String sql) throws SQLException {
         Map<Long, Long> out = new TreeMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 out.put(rs.getLong(1), rs.getLong(2));
             }
@@ -348,54 +349,14 @@ class SampleOnLibertyIT {
 
     // ---- the database behind the server ----
 
-    private Connection connect() throws SQLException {
-        return switch (db) {
-            case "postgres" -> DriverManager.getConnection(url("inbox.test.postgres.url",
-                    "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-            case "mariadb" -> DriverManager.getConnection(url("inbox.test.mariadb.url",
-                    "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
-            default -> DriverManager.getConnection("jdbc:sqlite:" + server.outputDir().resolve("inbox.db"), sqlite());
-        };
-    }
 
-    /** The server's writers hold the file's lock under load: wait for it as the server does, not fail. */
-    private static Properties sqlite() {
-        Properties p = new Properties();
-        p.setProperty("busy_timeout", "10000");
-        return p;
-    }
 
-    private static String url(String property, String fallback) {
-        String url = System.getProperty(property);
-        return url == null || url.isBlank() || url.startsWith("${") ? fallback : url;
-    }
 
-    private void dropTables() throws Exception {
-        if (db.equals("sqlite")) {
-            Files.deleteIfExists(server.outputDir().resolve("inbox.db"));
-            return;
-        }
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            for (String table : TABLES) {
-                s.execute("DROP TABLE IF EXISTS " + table);
-            }
-        }
-    }
 
-    /** The rows of a table, or of {@code "table WHERE condition"}. */
-    private long count(String rows) {
-        try (Connection c = connect(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** The lease of the first leased row of {@code table}, or null. */
     private Instant lockedUntil(String table) {
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                 "SELECT locked_until FROM " + table + " WHERE locked_until IS NOT NULL")) {
             if (!rs.next()) {
                 return null;
@@ -410,6 +371,15 @@ class SampleOnLibertyIT {
         }
     }
 
+    private void dropTables() throws Exception {
+        database = new ItDatabase(db, server.outputDir());
+        database.drop(TABLES);
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        ItDatabase.await(condition, Duration.ofSeconds(60), what);
+    }
+
     private String body(String path) {
         try {
             return server.get(path).body();
@@ -418,13 +388,4 @@ class SampleOnLibertyIT {
         }
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("after 60 s: " + what);
-            }
-            Thread.sleep(200);
-        }
-    }
 }

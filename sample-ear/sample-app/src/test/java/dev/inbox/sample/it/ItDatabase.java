@@ -1,0 +1,90 @@
+package dev.inbox.sample.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+
+/** The database behind the test server (sqlite, postgres or mariadb), as the tests read and reset it. */
+final class ItDatabase {
+    private final String name;
+    private final Path sqliteFile;
+
+    /** @param serverOutput where the server keeps its SQLite database file */
+    ItDatabase(String name, Path serverOutput) {
+        this.name = name;
+        this.sqliteFile = serverOutput.resolve("inbox.db");
+    }
+
+    String name() {
+        return name;
+    }
+
+    boolean sqlite() {
+        return name.equals("sqlite");
+    }
+
+    Connection connect() throws SQLException {
+        return switch (name) {
+            case "postgres" -> DriverManager.getConnection(url("inbox.test.postgres.url",
+                    "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+            case "mariadb" -> DriverManager.getConnection(url("inbox.test.mariadb.url",
+                    "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
+            default -> DriverManager.getConnection("jdbc:sqlite:" + sqliteFile, sqliteProperties());
+        };
+    }
+
+    /** The server's writers hold the file's lock under load: wait for it as the server does, not fail. */
+    private static Properties sqliteProperties() {
+        Properties p = new Properties();
+        p.setProperty("busy_timeout", "10000");
+        return p;
+    }
+
+    private static String url(String property, String fallback) {
+        String url = System.getProperty(property);
+        return url == null || url.isBlank() || url.startsWith("${") ? fallback : url;
+    }
+
+    /** Drops {@code tables} (SQLite: the whole file, which the server creates again). */
+    void drop(List<String> tables) throws Exception {
+        if (sqlite()) {
+            Files.deleteIfExists(sqliteFile);
+            return;
+        }
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            for (String table : tables) {
+                s.execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+
+    /** The rows of a table, or of {@code "table WHERE condition"}. */
+    long count(String rows) {
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits up to {@code timeout} for {@code condition}. */
+    static void await(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("after " + timeout.toSeconds() + " s: " + what);
+            }
+            Thread.sleep(200);
+        }
+    }
+}
