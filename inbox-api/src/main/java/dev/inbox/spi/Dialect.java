@@ -89,6 +89,15 @@ public interface Dialect {
     }
 
     /**
+     * The JDBC isolation level a transactional delivery of {@code table} runs at, or -1 for the
+     * connection's own: the table's declared level by default. A server's JTA transaction runs at
+     * its data source's level, which must then be this one.
+     */
+    default int deliveryIsolation(InboxSpec table) {
+        return table.isolation().jdbcLevel();
+    }
+
+    /**
      * True when {@link #begin} may change the connection's isolation level, so the caller reads
      * the level first for {@link #end} to restore (else {@code end} is given -1); reading it can
      * cost a round trip (PostgreSQL). A dialect whose {@code begin} sets a level of its own says so here.

@@ -117,11 +117,16 @@ public final class MySqlDialect extends StandardDialect {
         }
     }
 
+    /** Without a declared level a delivery runs at READ COMMITTED, like the claims. */
+    @Override
+    public int deliveryIsolation(InboxSpec table) {
+        return table.isolation() == Isolation.DEFAULT ? Connection.TRANSACTION_READ_COMMITTED
+                : table.isolation().jdbcLevel();
+    }
+
     @Override
     public void begin(Connection connection, InboxSpec table) throws SQLException {
-        // Without a declared level a delivery runs at READ COMMITTED, like the claims.
-        int level = table.isolation() == Isolation.DEFAULT ? Connection.TRANSACTION_READ_COMMITTED
-                : table.isolation().jdbcLevel();
+        int level = deliveryIsolation(table);
         // The driver knows the session's level without asking the server; setting it costs a round trip.
         if (connection.getTransactionIsolation() != level) {
             connection.setTransactionIsolation(level);

@@ -3,10 +3,10 @@ package dev.inbox.dialect;
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.SqliteMode;
-import java.sql.Connection;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -80,6 +80,12 @@ public final class SqliteDialect extends StandardDialect {
     @Override
     public boolean writeLocksDatabase() {
         return true;
+    }
+
+    /** SQLite has its transaction modes instead of isolation levels. */
+    @Override
+    public int deliveryIsolation(InboxSpec table) {
+        return -1;
     }
 
     @Override

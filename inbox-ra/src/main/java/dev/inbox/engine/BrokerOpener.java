@@ -136,6 +136,7 @@ final class BrokerOpener {
         ClaimForm claimForm = spec.claimForm();
         dialect.checkServer(connection, spec, claimForm);
         checkServerTransactionMode(subscription);
+        checkServerIsolation(subscription, connection);
         String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
                 .map(dead -> table.deadLetterInsert(connection, dialect, dead, claimForm == ClaimForm.LEASE))
                 .orElse(null);
@@ -178,6 +179,11 @@ final class BrokerOpener {
         if (config.setting(subscription, SubscriptionOption.LISTEN_NOTIFY)) {
             if (dialect.listensForNotifications()) {
                 channels.put(dialect.listenChannel(spec.table()), runner::wake);
+            } else if (subscription.find(SubscriptionOption.LISTEN_NOTIFY).isPresent()) {
+                // Asked of this subscription, not inherited from the broker: refused rather than ignored.
+                throw new InboxException(Kind.DECLARATION, "queue " + queue + " sets listen-notify, which needs"
+                        + " PostgreSQL's LISTEN/NOTIFY, and " + dialect.name() + " has no notifications: remove it;"
+                        + " the subscription wakes by its poll interval and the publishes of its process");
             } else {
                 LOG.log(Level.WARNING, "queue {0}: listen-notify needs PostgreSQL, and {1} has no notifications; the"
                         + " subscription wakes by its poll interval and local publishes", queue, dialect.name());
@@ -204,6 +210,30 @@ final class BrokerOpener {
                     + " declares SQLite mode " + spec.mode() + ", but its transactional deliveries run in the"
                     + " server's JTA transactions, which Inbox can only make IMMEDIATE (the write lock taken before"
                     + " the handler runs): declare IMMEDIATE, or leave the mode unset");
+        }
+    }
+
+    /**
+     * A server's JTA transaction runs at its data source's isolation level, and the application's
+     * own statements share it, so Inbox does not change it: a transactional subscription whose
+     * table runs at another level is refused, naming the setting to change.
+     */
+    private void checkServerIsolation(Subscription<?> subscription, Connection connection) throws SQLException {
+        InboxSpec spec = subscription.table();
+        int wanted = dialect.deliveryIsolation(spec);
+        if (wanted < 0 || !engine.transactions().boundToThread() || !subscription.get(SubscriptionOption.TRANSACTIONAL)) {
+            return;
+        }
+        int given = connection.getTransactionIsolation();
+        if (given != wanted) {
+            String level = Database.isolationName(wanted);
+            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": the transactional"
+                    + " deliveries of table " + spec.table() + " run at " + level.substring("TRANSACTION_".length())
+                    + ", but the server's data source gives its transactions " + Database.isolationName(given)
+                    .substring("TRANSACTION_".length()) + ", and Inbox does not change the level of a JTA transaction"
+                    + " the application's statements share: set the data source's isolation level (Open Liberty:"
+                    + " isolationLevel=\"" + level + "\" on <dataSource>; WildFly: <transaction-isolation>" + level
+                    + "</transaction-isolation>), or declare the table's isolation as the data source's");
         }
     }
 

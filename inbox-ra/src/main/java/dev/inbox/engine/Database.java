@@ -114,12 +114,13 @@ final class Database implements ConnectionSource {
     }
 
     /** The name HikariCP takes for a {@link Connection} isolation constant. */
-    private static String isolationName(int level) {
+    static String isolationName(int level) {
         return switch (level) {
             case Connection.TRANSACTION_READ_UNCOMMITTED -> "TRANSACTION_READ_UNCOMMITTED";
             case Connection.TRANSACTION_READ_COMMITTED -> "TRANSACTION_READ_COMMITTED";
             case Connection.TRANSACTION_REPEATABLE_READ -> "TRANSACTION_REPEATABLE_READ";
             case Connection.TRANSACTION_SERIALIZABLE -> "TRANSACTION_SERIALIZABLE";
+            case Connection.TRANSACTION_NONE -> "TRANSACTION_NONE";
             default -> throw new IllegalArgumentException("no isolation level " + level);
         };
     }
@@ -186,14 +187,11 @@ final class Database implements ConnectionSource {
         return owned == null ? 0 : owned.getMaximumPoolSize();
     }
 
-    /** Closes a pool the broker built, never the application's; returns the connections it closed. */
-    int close() {
-        if (owned == null) {
-            return 0;
+    /** Closes a pool the broker built, never the application's. */
+    void close() {
+        if (owned != null) {
+            owned.close();
         }
-        int open = owned.getHikariPoolMXBean() == null ? 0 : owned.getHikariPoolMXBean().getTotalConnections();
-        owned.close();
-        return open;
     }
 
     private static void close(HikariDataSource pool) {

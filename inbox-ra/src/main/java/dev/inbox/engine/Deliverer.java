@@ -171,8 +171,10 @@ final class Deliverer<T> {
                     .map(d -> String.valueOf(d.id())).collect(Collectors.joining(", "))
                     + (deliveries.size() > 10 ? ", ..." : "") + ")", failure, "they " + next(settled.get(0)));
         }
+        // One instant for the whole batch, so that rows retried together are due together.
+        Instant now = engine.clock().instant();
         for (int i = 0; i < deliveries.size(); i++) {
-            finish(deliveries.get(i), settled.get(i));
+            finish(deliveries.get(i), settled.get(i), now);
         }
     }
 
@@ -323,9 +325,14 @@ final class Deliverer<T> {
 
     /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
     void finish(InFlight delivery, Outcome outcome) {
+        finish(delivery, outcome, engine.clock().instant());
+    }
+
+    /** {@link #finish(InFlight, Outcome)} as of {@code now}. */
+    private void finish(InFlight delivery, Outcome outcome, Instant now) {
         if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
-            settle(delivery, outcome, now -> delivery.claim().deadLetter(delivery, error, now));
+            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at));
         } else if (outcome.kind() == Outcome.Kind.ACK) {
             synchronized (delivery) {
                 if (delivery.settled()) {
@@ -333,9 +340,9 @@ final class Deliverer<T> {
                 }
                 delivery.markSettled(); // from here on the keeper leaves its token alone
             }
-            delivery.claim().ack(delivery, engine.clock().instant());
+            delivery.claim().ack(delivery, now);
         } else {
-            settle(delivery, outcome, now -> delivery.claim().settle(delivery, outcome, now));
+            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at));
         }
     }
 
@@ -345,14 +352,14 @@ final class Deliverer<T> {
         void run(Instant now) throws SQLException;
     }
 
-    private void settle(InFlight delivery, Outcome outcome, Settlement settlement) {
+    private void settle(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
         synchronized (delivery) {
             if (delivery.settled()) {
                 return; // released by shutdown after a cut-off
             }
             delivery.markSettled();
             try {
-                settlement.run(engine.clock().instant());
+                settlement.run(now);
                 reports.settled(delivery, outcome);
             } catch (InboxException e) {
                 if (e.kind() == InboxException.Kind.DATABASE) {

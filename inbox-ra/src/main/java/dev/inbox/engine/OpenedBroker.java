@@ -108,6 +108,7 @@ final class OpenedBroker {
         int cutOff = 0;
         int released = 0;
         int locks = 0;
+        int closed = 0;
         try {
             for (SubscriptionRunner runner : runners.values()) {
                 runner.stopClaiming(Duration.ofSeconds(30));
@@ -121,11 +122,13 @@ final class OpenedBroker {
             for (SubscriptionRunner runner : runners.values()) {
                 cutOff += runner.drain(deadline);
                 released += runner.rowsReleased();
+                closed += runner.connectionsClosed();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        ShutdownReport report = new ShutdownReport(released, locks, cutOff, engine.database().close());
+        engine.database().close();
+        ShutdownReport report = new ShutdownReport(released, locks, cutOff, closed);
         LOG.log(Level.INFO, "Inbox broker shut down: {0}", report);
         return report;
     }

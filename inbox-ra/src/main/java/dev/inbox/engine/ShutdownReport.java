@@ -5,8 +5,9 @@ package dev.inbox.engine;
  *
  * @param rowsReleased       claimed rows given back to their queue at once (claimed but not yet
  *                           handled, or whose handler was cut off at the drain timeout)
- * @param locksReleased      advisory locks released for deliveries in work
+ * @param locksReleased      advisory locks released for deliveries in work, their sessions given back to the pool
  * @param handlersCutOff     handlers still running at the drain timeout, whose deliveries were dropped
- * @param connectionsClosed  connections of a pool the broker built, closed; zero for an application's DataSource
+ * @param connectionsClosed  sessions closed instead of given back, so that the locks they held ended with
+ *                           them (their release failed); a pool the broker built is closed too, uncounted
  */
 public record ShutdownReport(int rowsReleased, int locksReleased, int handlersCutOff, int connectionsClosed) {}

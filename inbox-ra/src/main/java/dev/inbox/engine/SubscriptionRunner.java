@@ -455,4 +455,9 @@ final class SubscriptionRunner {
     int rowsReleased() {
         return rowsReleased.get();
     }
+
+    /** Sessions the form closed instead of giving them back, with their locks. */
+    int connectionsClosed() {
+        return form.connectionsClosed();
+    }
 }

@@ -80,15 +80,7 @@ class AdvisoryTest {
         a.publisher("adv", Job.class).publish(new Job(2));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
-        Thread release = new Thread(() -> {
-            try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            finish.countDown();
-        });
-        release.start();
+        Thread release = releaseLater(finish);
         ShutdownReport report = a.shutdown(Duration.ofSeconds(10));
         release.join();
 
@@ -164,5 +156,45 @@ class AdvisoryTest {
         }
         assertThat(handled).containsExactlyInAnyOrder("a 1", "a 2", "a 3");
         assertThat(acked).hasSize(3);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aLockSessionWhoseLocksCannotBeReleasedIsClosedAtShutdownAndCountedSo() throws Exception {
+        TestDatabase db = TestDatabase.POSTGRES;
+        TABLE.create(db);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> {
+                    started.countDown();
+                    finish.await(20, TimeUnit.SECONDS);
+                    return Outcome.ack();
+                }).prefetch(0)) // no second claim while the handler runs: the row's lock dies below
+                .connect();
+        broker.publisher("adv", Job.class).publish(new Job(1));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        // The session holding the delivery's lock dies under it: its release at shutdown fails.
+        db.execute("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'");
+        Thread release = releaseLater(finish);
+        ShutdownReport report = broker.shutdown(Duration.ofSeconds(10));
+        release.join();
+        assertThat(report.locksReleased()).isZero();
+        assertThat(report.connectionsClosed()).as("the session closed with its lock, not given back").isEqualTo(1);
+        assertThat(advisoryLocksHeld(db)).isZero();
+        assertThat(db.count(TABLE.name())).as("the row is back in the queue").isEqualTo(1);
+    }
+
+    /** Opens {@code finish} half a second from now, while a shutdown waits for the handlers it holds. */
+    private static Thread releaseLater(CountDownLatch finish) {
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            finish.countDown();
+        });
+        release.start();
+        return release;
     }
 }

@@ -33,6 +33,7 @@ enum TestDatabase {
     MYSQL("inbox.test.mysql.url", "INBOX_TEST_MYSQL_URL", null);
 
     private static final Map<TestDatabase, HikariDataSource> POOLS = new EnumMap<>(TestDatabase.class);
+    private static final Map<TestDatabase, HikariDataSource> READ_COMMITTED_POOLS = new EnumMap<>(TestDatabase.class);
     private static Path sqliteFile;
 
     private final String property;
@@ -96,6 +97,24 @@ enum TestDatabase {
                 run(pool, "PRAGMA journal_mode = WAL");
             }
             return pool;
+        });
+    }
+
+    /**
+     * A pool set up as a server's data source for Inbox is (liberty-config's): at READ COMMITTED on
+     * MySQL and MariaDB, whose default is REPEATABLE READ; elsewhere the shared pool.
+     */
+    synchronized javax.sql.DataSource serverDataSource() {
+        if (!mysqlFamily()) {
+            return dataSource();
+        }
+        return READ_COMMITTED_POOLS.computeIfAbsent(this, db -> {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(db.url());
+            config.setMaximumPoolSize(24);
+            config.setPoolName("test-server-" + db.name().toLowerCase());
+            config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+            return new HikariDataSource(config);
         });
     }
 

@@ -4,16 +4,20 @@ import static dev.inbox.engine.TestTable.Feature.ATTEMPT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.ClaimForm;
-import dev.inbox.InboxException;
-import dev.inbox.SqliteMode;
 import dev.inbox.Delivery;
 import dev.inbox.Handler;
+import dev.inbox.InboxException;
+import dev.inbox.Isolation;
 import dev.inbox.Outcome;
+import dev.inbox.SqliteMode;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -24,6 +28,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -60,8 +65,8 @@ class ThreadBoundTransactionsTest {
     }
 
     private InboxTestKit start(FormCase c, int workers, Handler<Job> handler) {
-        transactions = new ThreadBoundTransactions(c.db().dataSource());
-        kit = InboxTestKit.on(c.db().dataSource())
+        transactions = new ThreadBoundTransactions(c.db().serverDataSource());
+        kit = InboxTestKit.on(c.db().serverDataSource())
                 .configure(b -> b.pollInterval(Duration.ofMillis(50)).deliveryTransactions(transactions))
                 .subscribe(Subscription.of("tb", table.spec(), Job.class, (job, d) -> {
                     if (d.connection() != transactions.open.get(Thread.currentThread())) {
@@ -289,6 +294,63 @@ class ThreadBoundTransactionsTest {
                 assertThat(e.getMessage()).contains("table tb_jobs declares SQLite mode " + mode,
                         "declare IMMEDIATE, or leave the mode unset");
             });
+        }
+    }
+
+    // ---- isolation: a server's transaction runs at its data source's level ----
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "CONNECTOR_J", "MYSQL"})
+    void onMysqlADataSourceAtRepeatableReadIsRefusedNamingTheSettingToChange(TestDatabase db) {
+        db.createLeaseTable("tb_jobs");
+        // The shared pool runs at the server's default, REPEATABLE READ; deliveries run at READ COMMITTED.
+        InboxTestKit refused = InboxTestKit.on(db.dataSource())
+                .configure(b -> b.deliveryTransactions(new ThreadBoundTransactions(db.dataSource())))
+                .subscribe(Subscription.of("tb", Job.leaseTable("tb_jobs"), Job.class, (job, d) -> Outcome.ack())
+                        .transactional(true));
+        assertThatThrownBy(refused::start).isInstanceOfSatisfying(InboxException.class, e -> {
+            assertThat(e.kind()).isEqualTo(InboxException.Kind.DECLARATION);
+            assertThat(e.getMessage()).contains("table tb_jobs run at READ_COMMITTED",
+                    "data source gives its transactions REPEATABLE_READ",
+                    "isolationLevel=\"TRANSACTION_READ_COMMITTED\" on <dataSource>");
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
+    void aDeliveryRunsAtTheTablesIsolationWhereTheDataSourceGivesIt(TestDatabase db) {
+        db.createLeaseTable("tb_jobs");
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.url());
+        config.setMaximumPoolSize(8);
+        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        String query = db == TestDatabase.POSTGRES ? "SELECT current_setting('transaction_isolation')"
+                : "SELECT @@tx_isolation";
+        try (HikariDataSource repeatableRead = new HikariDataSource(config)) {
+            dev.inbox.InboxSpec spec = Job.leaseTable("tb_jobs").isolation(Isolation.REPEATABLE_READ);
+            kit = InboxTestKit.on(repeatableRead)
+                    .configure(b -> b.pollInterval(Duration.ofMillis(50))
+                            .deliveryTransactions(new ThreadBoundTransactions(repeatableRead)))
+                    .subscribe(Subscription.of("tb", spec, Job.class, (job, d) -> {
+                        try (Statement s = d.connection().createStatement(); ResultSet rs = s.executeQuery(query)) {
+                            rs.next();
+                            seen.add(rs.getString(1).toLowerCase().replace('-', ' '));
+                        }
+                        return Outcome.ack();
+                    }).transactional(true))
+                    .start();
+            kit.publisher("tb", Job.class).publish(new Job(1));
+            InboxTestKit.await(() -> seen.size() == 1, Duration.ofSeconds(20), () -> "delivered");
+            kit.close();
+            kit = null;
+            assertThat(seen).containsExactly("repeatable read");
+            // The same table on a data source at READ COMMITTED is refused.
+            InboxTestKit refused = InboxTestKit.on(db.serverDataSource())
+                    .configure(b -> b.deliveryTransactions(new ThreadBoundTransactions(db.serverDataSource())))
+                    .subscribe(Subscription.of("tb", spec, Job.class, (job, d) -> Outcome.ack()).transactional(true));
+            assertThatThrownBy(refused::start).isInstanceOf(InboxException.class)
+                    .hasMessageContaining("run at REPEATABLE_READ, but the server's data source gives its transactions"
+                            + " READ_COMMITTED");
         }
     }
 }

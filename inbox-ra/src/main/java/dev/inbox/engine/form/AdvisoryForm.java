@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +37,7 @@ public final class AdvisoryForm implements Form {
     private static final System.Logger LOG = System.getLogger(AdvisoryForm.class.getName());
 
     private final FormContext context;
+    private final AtomicInteger sessionsClosed = new AtomicInteger();
     private final InboxSpec spec;
     private final Dialect dialect;
     private final AdvisoryLocks locks;
@@ -169,6 +171,12 @@ public final class AdvisoryForm implements Form {
      * Shutdown: releases the lock of every delivery in work; their settlements then fail with
      * {@code CLOSED} and their rows are back in the queue. Returns the locks released.
      */
+    /** Sessions closed instead of given back, because their locks could not be released otherwise. */
+    @Override
+    public int connectionsClosed() {
+        return sessionsClosed.get();
+    }
+
     @Override
     public int stop() {
         int released = 0;
@@ -344,16 +352,31 @@ public final class AdvisoryForm implements Form {
             close();
         }
 
-        /** Gives the session back to its pool with no lock left on it. */
+        /**
+         * Gives the session back to its pool with no lock left on it; where its locks cannot be
+         * released, closes it instead (aborts it, so no pool keeps it), and its locks end with it.
+         */
         synchronized void close() {
             if (closed) {
                 return; // its in-process locks may be another session's by now
             }
             closed = true;
-            try (Connection c = connection) {
-                locks.unlockAll(c, heldAside);
+            try {
+                locks.unlockAll(connection, heldAside);
             } catch (SQLException e) {
-                LOG.log(Level.DEBUG, "closing an advisory lock session failed; the pool discards it", e);
+                LOG.log(Level.DEBUG, "releasing the locks of an advisory lock session failed; the session is closed", e);
+                try {
+                    connection.abort(Runnable::run);
+                } catch (SQLException | RuntimeException abort) {
+                    LOG.log(Level.DEBUG, "aborting the session failed", abort);
+                }
+                sessionsClosed.incrementAndGet();
+                return;
+            }
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                LOG.log(Level.DEBUG, "giving an advisory lock session back failed", e);
             }
         }
     }

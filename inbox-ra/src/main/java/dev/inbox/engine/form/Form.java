@@ -60,6 +60,14 @@ public interface Form {
     }
 
     /**
+     * Connections (sessions) closed instead of given back to their pool, so that the locks they
+     * held ended with them: their release failed.
+     */
+    default int connectionsClosed() {
+        return 0;
+    }
+
+    /**
      * Shutdown, once the workers are done: writes the acks handed over and stops the form's
      * threads; false when that took longer than {@code wait}.
      */
