@@ -179,7 +179,7 @@ final class BrokerOpener {
         if (config.setting(subscription, SubscriptionOption.LISTEN_NOTIFY)) {
             if (dialect.listensForNotifications()) {
                 channels.put(dialect.listenChannel(spec.table()), runner::wake);
-            } else if (subscription.find(SubscriptionOption.LISTEN_NOTIFY).isPresent()) {
+            } else if (subscription.setting(SubscriptionOption.LISTEN_NOTIFY).isPresent()) {
                 // Asked of this subscription, not inherited from the broker: refused rather than ignored.
                 throw new InboxException(Kind.DECLARATION, "queue " + queue + " sets listen-notify, which needs"
                         + " PostgreSQL's LISTEN/NOTIFY, and " + dialect.name() + " has no notifications: remove it;"

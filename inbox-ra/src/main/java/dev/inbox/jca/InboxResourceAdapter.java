@@ -11,17 +11,23 @@ import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterInternalException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.io.Serializable;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
 import javax.transaction.xa.XAResource;
 
 /**
  * The Inbox resource adapter: owns the threads (claim loops, lease keepers, workers) as Work under
- * the server's WorkManager, and one engine broker per application that registers its handlers.
+ * the server's WorkManager, one engine broker per application that registers its handlers, and
+ * one per message-driven bean it activates ({@link dev.inbox.InboxListener}).
  * Its properties (ra.xml, or the server's {@code <resourceAdapter>} properties) set the defaults
  * the applications' MicroProfile Config may override.
  */
@@ -39,7 +45,12 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     private final Map<String, String> brokerProperties = new ConcurrentHashMap<>();
 
     private transient WorkManagerThreads threads;
+    private transient TransactionSynchronizationRegistry transactionRegistry;
     private final transient Map<String, InboxBroker> brokers = new ConcurrentHashMap<>();
+    /** The subscriptions of the message-driven beans activated, by their endpoint factory. */
+    private final transient Map<MessageEndpointFactory, EndpointActivation> endpoints = new ConcurrentHashMap<>();
+    /** Finds a data source by JNDI name; tests give their own. */
+    private transient Function<String, DataSource> dataSources = InboxResourceAdapter::lookup;
 
     /** The adapter the server started, for the applications deployed beside it. */
     public static InboxResourceAdapter running() {
@@ -54,6 +65,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
         threads = new WorkManagerThreads(context.getWorkManager());
+        transactionRegistry = context.getTransactionSynchronizationRegistry();
         running = this;
         LOG.log(Level.INFO, "Inbox resource adapter started (data source {0}, properties {1})", dataSource,
                 brokerProperties);
@@ -119,21 +131,73 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
 
     @Override
     public void stop() {
+        endpoints.keySet().forEach(factory -> endpointDeactivation(factory, null));
         brokers.keySet().forEach(this::unregister);
         running = null;
         threads = null;
         LOG.log(Level.INFO, "Inbox resource adapter stopped");
     }
 
+    /**
+     * Subscribes a message-driven bean implementing {@link dev.inbox.InboxListener} to its queue:
+     * its activation spec checked, its table and data source opened, and its subscription started,
+     * or nothing at all.
+     */
     @Override
     public void endpointActivation(MessageEndpointFactory factory, ActivationSpec spec) throws ResourceException {
-        throw new jakarta.resource.NotSupportedException("Inbox handlers are CDI bean methods with an @Inbound"
-                + " parameter, not message-driven beans");
+        if (!(spec instanceof InboxActivationSpec inbox)) {
+            throw new jakarta.resource.NotSupportedException("Inbox activates beans with an InboxActivationSpec,"
+                    + " not " + (spec == null ? "none" : spec.getClass().getName()));
+        }
+        if (threads == null) {
+            throw new ResourceAdapterInternalException("the Inbox resource adapter has stopped");
+        }
+        inbox.validate();
+        String name = inbox.getDataSource() != null ? inbox.getDataSource() : dataSource;
+        try {
+            EndpointActivation activation = EndpointActivation.open(factory, inbox, dataSources.apply(name), threads,
+                    transactionRegistry, broker -> {
+                        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+                            if (option.brokerWide()) {
+                                applySetting(broker, option, null);
+                            }
+                        }
+                    });
+            EndpointActivation previous = endpoints.put(factory, activation);
+            if (previous != null) {
+                previous.close(drainTimeout());
+            }
+            LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} on data source {2}",
+                    factory.getActivationName(), inbox.getQueue(), name);
+        } catch (InboxException e) {
+            throw new ResourceException(e.getMessage(), e);
+        }
     }
 
+    /** Stops a bean's subscription: its deliveries in work settle until the drain timeout, the rest go back. */
     @Override
     public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
-        // no message endpoints
+        EndpointActivation activation = endpoints.remove(factory);
+        if (activation != null) {
+            ShutdownReport report = activation.close(drainTimeout());
+            LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", factory.getActivationName(), report);
+        }
+    }
+
+    /** A data source by its JNDI name. */
+    private static DataSource lookup(String name) {
+        try {
+            return (DataSource) new InitialContext().lookup(name);
+        } catch (NamingException | ClassCastException e) {
+            throw new InboxException(InboxException.Kind.CONNECT, "no data source at JNDI name " + name + " ("
+                    + e.getMessage() + "): declare it in the server's configuration, or name yours with the"
+                    + " activation config property dataSource");
+        }
+    }
+
+    /** For tests: how data sources are found instead of JNDI. */
+    void dataSources(Function<String, DataSource> lookup) {
+        dataSources = lookup;
     }
 
     @Override

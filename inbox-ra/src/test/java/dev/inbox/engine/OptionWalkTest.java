@@ -297,6 +297,10 @@ class OptionWalkTest {
                     assertThat(e.kind()).isEqualTo(InboxException.Kind.DECLARATION);
                     assertThat(e.getMessage()).contains("queue walk sets listen-notify", "no notifications");
                 });
+        // The broker-wide setting, shared by configurations of several databases, only warns there.
+        InboxBroker broadly = InboxBroker.fromDataSource(maria.dataSource()).listenNotify(true)
+                .subscribe(Subscription.of("walk", TABLE.spec(), Job.class, (job, d) -> Outcome.ack())).connect();
+        t.brokers.add(broadly);
     }
 
     /** A disabled subscription handles nothing, and its queue still takes publishes. */

@@ -67,4 +67,21 @@ class AdapterPropertiesTest {
         assertThat(adapter.getPollInterval()).isEqualTo("250ms");
         assertThat(adapter.getLease()).isNull();
     }
+
+    @Test
+    void theActivationSpecHasAPropertyForEveryOptionAndRaXmlDeclaresTheListener() throws Exception {
+        for (SubscriptionOption<?> option : SubscriptionOption.all()) {
+            String property = option.adapterProperty(); // the @Inbound attribute, capitalised
+            assertThat(InboxActivationSpec.class.getMethod("set" + property, String.class)).as(option.name()).isNotNull();
+            assertThat(InboxActivationSpec.class.getMethod("get" + property)).as(option.name()).isNotNull();
+        }
+        var factory = DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        var document = factory.newDocumentBuilder()
+                .parse(Path.of("..", "inbox-rar", "src", "main", "rar", "META-INF", "ra.xml").toFile());
+        assertThat(document.getElementsByTagNameNS("*", "messagelistener-type").item(0).getTextContent().trim())
+                .isEqualTo(dev.inbox.InboxListener.class.getName());
+        assertThat(document.getElementsByTagNameNS("*", "activationspec-class").item(0).getTextContent().trim())
+                .isEqualTo(InboxActivationSpec.class.getName());
+    }
 }

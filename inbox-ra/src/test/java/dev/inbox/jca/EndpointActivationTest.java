@@ -1,0 +1,211 @@
+package dev.inbox.jca;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.InboxListener;
+import dev.inbox.Outcome;
+import dev.inbox.testkit.InboxTestKit;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.InvalidPropertyException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adapter's inbound contract with small stand-ins for the server's objects
+ * ({@link StandInServer}): a message-driven bean implementing {@link InboxListener} subscribes
+ * with an activation spec, each delivery pairs beforeDelivery and afterDelivery, a transacted
+ * bean's writes commit with the ack, and deactivation and stop give rows back in bounded time.
+ */
+class EndpointActivationTest {
+    private static final Pattern JOB = Pattern.compile("\"job\"\\s*:\\s*(\\d+).*\"mode\"\\s*:\\s*\"([a-z-]+)\"");
+
+    private StandInServer server;
+    private InboxResourceAdapter adapter;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new StandInServer();
+        adapter = new InboxResourceAdapter();
+        adapter.setDrainTimeout("1s");
+        adapter.dataSources(name -> server.dataSource());
+        adapter.start(server.bootstrap());
+    }
+
+    @AfterEach
+    void stop() {
+        adapter.stop();
+        server.close();
+    }
+
+    private static InboxActivationSpec spec(String... properties) {
+        InboxActivationSpec spec = new InboxActivationSpec();
+        spec.setQueue("beans");
+        spec.setTable(BeanJob.class.getName());
+        spec.setPollInterval("50ms");
+        for (int i = 0; i < properties.length; i += 2) {
+            switch (properties[i]) {
+                case "workers" -> spec.setWorkers(properties[i + 1]);
+                case "prefetch" -> spec.setPrefetch(properties[i + 1]);
+                case "table" -> spec.setTable(properties[i + 1]);
+                case "transactional" -> spec.setTransactional(properties[i + 1]);
+                default -> throw new IllegalArgumentException(properties[i]);
+            }
+        }
+        return spec;
+    }
+
+    private void publish(long job, String mode) throws SQLException {
+        try (Connection c = server.pool.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO bean_jobs (payload) VALUES (?)")) {
+            ps.setBytes(1, ("{\"job\":" + job + ",\"mode\":\"" + mode + "\"}").getBytes());
+            ps.executeUpdate();
+        }
+    }
+
+    private long count(String rows) {
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Writes the job's effect through the container's data source, then ends as its mode says (on the first attempt). */
+    private InboxListener writesThenEnds() {
+        return (payload, delivery) -> {
+            Matcher m = JOB.matcher(payload);
+            assertThat(m.find()).as(payload).isTrue();
+            try (Connection c = server.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO bean_effects (job, attempt) VALUES (?, ?)")) {
+                ps.setLong(1, Long.parseLong(m.group(1)));
+                ps.setInt(2, delivery.attempt());
+                ps.executeUpdate();
+            }
+            boolean first = delivery.attempt() == 1;
+            return switch (m.group(2)) {
+                case "retry-once" -> first ? Outcome.retry(Duration.ofMillis(100)) : Outcome.ack();
+                case "throw-once" -> {
+                    if (first) {
+                        throw new IllegalStateException("fails once after writing");
+                    }
+                    yield Outcome.ack();
+                }
+                default -> Outcome.ack();
+            };
+        };
+    }
+
+    private Map<Long, Integer> effects() {
+        Map<Long, Integer> effects = new java.util.TreeMap<>();
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT job, attempt FROM bean_effects")) {
+            while (rs.next()) {
+                effects.merge(rs.getLong(1), rs.getInt(2), (a, b) -> -1); // -1: two effects for one job
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return effects;
+    }
+
+    private void assertEveryDeliveryPaired() {
+        assertThat(server.endpoints).isNotEmpty().allSatisfy(events ->
+                assertThat(events).containsExactly("before", "onJob", "after", "release"));
+    }
+
+    @Test
+    void aTransactedBeansWritesCommitWithTheAckAndRollBackOnARetryOrAnException() throws Exception {
+        adapter.endpointActivation(server.bean(writesThenEnds(), true), spec());
+        publish(1, "ack");
+        publish(2, "retry-once");
+        publish(3, "throw-once");
+        InboxTestKit.await(() -> count("bean_jobs") == 0, Duration.ofSeconds(20), () -> "settled: " + effects());
+        assertThat(effects()).as("job -> attempt of its one committed effect")
+                .isEqualTo(Map.of(1L, 1, 2L, 2, 3L, 2));
+        assertEveryDeliveryPaired();
+        assertThat(server.endpoints).hasSize(5);
+    }
+
+    @Test
+    void aBeanWithoutTransactionsSettlesItsOutcomesWithEachDeliveryPaired() throws Exception {
+        adapter.endpointActivation(server.bean(writesThenEnds(), false), spec());
+        publish(1, "ack");
+        publish(2, "retry-once");
+        InboxTestKit.await(() -> count("bean_jobs") == 0, Duration.ofSeconds(20), () -> "settled: " + effects());
+        // Without a transaction every attempt's write stays.
+        assertThat(count("bean_effects WHERE job = 2")).isEqualTo(2);
+        assertEveryDeliveryPaired();
+    }
+
+    @Test
+    void anActivationThatCannotStartStartsNothingAndSaysWhy() {
+        MessageEndpointFactory bean = server.bean(writesThenEnds(), false);
+        assertThatThrownBy(() -> adapter.endpointActivation(bean, spec("workers", "many")))
+                .isInstanceOf(InvalidPropertyException.class)
+                .hasMessageContaining("activation config property workers = 'many' is not a valid workers");
+        assertThatThrownBy(() -> adapter.endpointActivation(bean, spec("table", "com.example.NoSuchTable")))
+                .isInstanceOf(ResourceException.class)
+                .hasMessageContaining("table names com.example.NoSuchTable, a class the bean's application does not have");
+        assertThatThrownBy(() -> adapter.endpointActivation(bean, spec("transactional", "true")))
+                .isInstanceOf(ResourceException.class)
+                .hasMessageContaining("runs onJob without a transaction");
+        assertThat(server.workStarted).as("no Work started").hasValue(0);
+    }
+
+    @Test
+    void deactivationGivesBackTheRowsClaimedAheadAndCutsOffAHandlerAtTheDrainTimeout() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        MessageEndpointFactory bean = server.bean((payload, delivery) -> {
+            started.countDown();
+            Thread.sleep(60_000); // interrupted at the drain timeout
+            return Outcome.ack();
+        }, false);
+        InboxActivationSpec spec = spec("workers", "1", "prefetch", "3");
+        for (int job = 1; job <= 4; job++) {
+            publish(job, "ack");
+        }
+        adapter.endpointActivation(bean, spec);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        long begin = System.nanoTime();
+        adapter.endpointDeactivation(bean, spec);
+        assertThat(Duration.ofNanos(System.nanoTime() - begin)).as("the drain timeout, 1 s, and a little")
+                .isLessThan(Duration.ofSeconds(6));
+        assertThat(count("bean_jobs")).isEqualTo(4);
+        assertThat(count("bean_jobs WHERE locked_until IS NULL")).as("every row back in the queue").isEqualTo(4);
+        assertThat(count("bean_jobs WHERE attempt = 1")).as("attempts unspent but the one cut off").isEqualTo(3);
+        assertEveryDeliveryPaired();
+    }
+
+    @Test
+    void stopEndsEveryActivationWithinTheDrainTimeout() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        adapter.endpointActivation(server.bean((payload, delivery) -> {
+            started.countDown();
+            Thread.sleep(60_000);
+            return Outcome.ack();
+        }, false), spec());
+        publish(1, "ack");
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        long begin = System.nanoTime();
+        adapter.stop();
+        assertThat(Duration.ofNanos(System.nanoTime() - begin)).isLessThan(Duration.ofSeconds(6));
+        assertThat(count("bean_jobs WHERE locked_until IS NULL")).isEqualTo(1);
+    }
+}
