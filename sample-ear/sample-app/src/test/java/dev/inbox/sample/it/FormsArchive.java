@@ -9,6 +9,8 @@ import dev.inbox.sample.it.forms.FormsSchema;
 import dev.inbox.sample.it.forms.Jobs;
 import dev.inbox.sample.it.forms.LeaseEntry;
 import dev.inbox.sample.it.forms.LeaseQueue;
+import dev.inbox.sample.it.forms.LedgerBean;
+import dev.inbox.sample.it.forms.MdbEntry;
 import dev.inbox.sample.it.forms.Ping;
 import dev.inbox.sample.it.forms.RowLockEntry;
 import dev.inbox.sample.it.forms.RowLockQueue;
@@ -27,7 +29,8 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 /**
  * The forms application ({@code dev.inbox.sample.it.forms}) as an EAR of its own beside the sample
  * on the test server: the sample EAR's resource adapter, and a WAR with the CDI extension and a transactional
- * handler per claim form (the row lock one only where the database serves that form).
+ * handler per claim form (the row lock one only where the database serves that form) and a
+ * transacted message-driven bean on the adapter's inbound contract.
  */
 final class FormsArchive {
     private static final String NAME = "forms-it";
@@ -43,7 +46,8 @@ final class FormsArchive {
         Path sample = Path.of(System.getProperty("inbox.test.sample.ear.dir"));
         WebArchive war = ShrinkWrap.create(WebArchive.class, NAME + ".war")
                 .addClasses(Entry.class, Effects.class, FormsApplication.class, FormsSchema.class, Ping.class,
-                        Jobs.class, LeaseEntry.class, LeaseQueue.class, AdvisoryEntry.class, AdvisoryQueue.class)
+                        Jobs.class, LeaseEntry.class, LeaseQueue.class, AdvisoryEntry.class, AdvisoryQueue.class,
+                        MdbEntry.class, LedgerBean.class)
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
         if (rowLock) {
             war.addClasses(RowLockEntry.class, RowLockQueue.class);
@@ -67,9 +71,16 @@ final class FormsArchive {
         ear.as(ZipExporter.class).exportTo(serverDir.resolve("apps/" + NAME + ".ear").toFile(), true);
         Path overrides = serverDir.resolve("configDropins/overrides");
         Files.createDirectories(overrides);
+        // The message-driven bean's activation spec: application/module/bean, its properties from the bean.
         Files.writeString(overrides.resolve(NAME + ".xml"), """
                 <server>
+                    <featureManager>
+                        <feature>mdb-4.0</feature>
+                    </featureManager>
                     <application id="forms-it" name="forms-it" type="ear" location="forms-it.ear"/>
+                    <activationSpec id="forms-it/forms-it/LedgerBean">
+                        <properties.forms-it.inbox/>
+                    </activationSpec>
                 </server>
                 """, StandardCharsets.UTF_8);
     }

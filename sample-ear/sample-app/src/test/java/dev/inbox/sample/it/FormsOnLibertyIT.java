@@ -2,10 +2,12 @@ package dev.inbox.sample.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FormsOnLibertyIT {
     private static final String API = "http://127.0.0.1:9080/forms-it/api";
     private static final List<String> TABLES = List.of("it_lease_jobs", "it_rowlock_jobs", "it_advisory_jobs",
-            "it_effects");
+            "it_mdb_jobs", "it_effects");
     /** Jobs per form in the kill case, numbered from {@link #LOAD}. */
     private static final int JOBS = 300;
     private static final long LOAD = 1_000;
@@ -48,8 +50,11 @@ class FormsOnLibertyIT {
     void eachFormCommitsTheHandlersWritesExactlyOnceWithItsAck(String database) throws Exception {
         db = new ItDatabase(database, server.outputDir());
         db.drop(TABLES);
-        List<String> served = db.sqlite() ? List.of("lease", "advisory") : List.of("lease", "rowlock", "advisory");
+        // Each claim form the database serves, and the message-driven bean (its queue's table in the lease form).
+        List<String> served = db.sqlite() ? List.of("lease", "advisory", "mdb")
+                : List.of("lease", "rowlock", "advisory", "mdb");
         forms.deploy(served.contains("rowlock"));
+        createBeanTable(); // the bean activates before the application's CDI observers run
         // Rows a kill leaves leased come back after five seconds instead of the default 30.
         server.configure(database, List.of("inbox.queue.it-lease.lease=PT5S"));
         server.start();
@@ -89,9 +94,42 @@ class FormsOnLibertyIT {
         }
     }
 
+    /** Publishes through the application's REST API; the bean's jobs as another program writes them. */
     private void publish(String form, String mode, long from, int count) throws Exception {
+        if (form.equals("mdb")) {
+            // One transaction: on SQLite one wait for the server's writers, not one per row.
+            try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO it_mdb_jobs (payload) VALUES (?)")) {
+                c.setAutoCommit(false);
+                for (long job = from; job < from + count; job++) {
+                    ps.setBytes(1, ("{\"job\":" + job + ",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8));
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                c.commit();
+            }
+            return;
+        }
         assertThat(server.postTo(API + "/" + form + "/" + mode + "?from=" + from + "&count=" + count))
                 .as("publish to " + form).isEqualTo(202);
+    }
+
+    private void createBeanTable() throws SQLException {
+        String id = switch (db.name()) {
+            case "postgres" -> "BIGSERIAL PRIMARY KEY";
+            case "mariadb" -> "BIGINT AUTO_INCREMENT PRIMARY KEY";
+            default -> "INTEGER PRIMARY KEY";
+        };
+        String time = switch (db.name()) {
+            case "postgres" -> "TIMESTAMPTZ";
+            case "mariadb" -> "DATETIME NULL";
+            default -> "TEXT";
+        };
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS it_mdb_jobs (id " + id + ", attempt SMALLINT NOT NULL DEFAULT 1,"
+                    + " payload " + (db.name().equals("postgres") ? "BYTEA" : "BLOB") + " NOT NULL, locked_until "
+                    + time + ")");
+        }
     }
 
     /** The attempts of each committed effect of {@code form}, by job, for jobs from {@code from}. */

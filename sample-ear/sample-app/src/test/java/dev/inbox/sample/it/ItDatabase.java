@@ -44,7 +44,7 @@ final class ItDatabase {
     /** The server's writers hold the file's lock under load: wait for it as the server does, not fail. */
     private static Properties sqliteProperties() {
         Properties p = new Properties();
-        p.setProperty("busy_timeout", "10000");
+        p.setProperty("busy_timeout", "30000");
         return p;
     }
 
