@@ -221,7 +221,7 @@ final class SubscriptionRunner {
         Exception[] failed = new Exception[1];
         claiming.incrementAndGet();
         try {
-            deliverer.inHandlerContext(() -> {
+            inHandlerContext(claimed, () -> {
                 List<InFlight> rows;
                 try {
                     rows = form.claim(clock.instant(), 1);
@@ -245,6 +245,22 @@ final class SubscriptionRunner {
             throw failed[0];
         }
         return claimed.isEmpty() ? List.of() : claimed.get(0);
+    }
+
+    /**
+     * Runs {@code work} in the application's context. What the context throws once rows were
+     * claimed and worked inside it is logged, not thrown: their room is given back already, and
+     * the claim loop would give it back again.
+     */
+    private void inHandlerContext(List<List<InFlight>> claimed, Runnable work) {
+        try {
+            deliverer.inHandlerContext(work);
+        } catch (RuntimeException e) {
+            if (claimed.isEmpty() || claimed.get(0).isEmpty()) {
+                throw e;
+            }
+            LOG.log(Level.WARNING, "queue " + queue + ": the application's context failed after a delivery", e);
+        }
     }
 
     /** Works rows this thread claimed, then gives back their room and their claim's place. */
