@@ -79,12 +79,7 @@ class ThreadBoundTransactionsTest {
     }
 
     private static void effect(Delivery d, Job job) throws SQLException {
-        try (PreparedStatement ps = d.connection().prepareStatement(
-                "INSERT INTO tb_effects (job, attempt) VALUES (?, ?)")) {
-            ps.setInt(1, job.n());
-            ps.setInt(2, d.attempt());
-            ps.executeUpdate();
-        }
+        TransactionalTest.effect(d, "tb_effects", job);
     }
 
     /**

@@ -49,7 +49,12 @@ class TransactionalTest {
     }
 
     private static void effect(Delivery d, Job job) throws SQLException {
-        try (PreparedStatement ps = d.connection().prepareStatement("INSERT INTO tx_effects (job, attempt) VALUES (?, ?)")) {
+        effect(d, "tx_effects", job);
+    }
+
+    /** Writes the job's effect, with the delivery's attempt, into {@code table} through the delivery's transaction. */
+    static void effect(Delivery d, String table, Job job) throws SQLException {
+        try (PreparedStatement ps = d.connection().prepareStatement("INSERT INTO " + table + " (job, attempt) VALUES (?, ?)")) {
             ps.setInt(1, job.n());
             ps.setInt(2, d.attempt());
             ps.executeUpdate();

@@ -5,7 +5,6 @@ import dev.inbox.sample.it.forms.AdvisoryQueue;
 import dev.inbox.sample.it.forms.Effects;
 import dev.inbox.sample.it.forms.Entry;
 import dev.inbox.sample.it.forms.FormsApplication;
-import dev.inbox.sample.it.forms.FormsSchema;
 import dev.inbox.sample.it.forms.Jobs;
 import dev.inbox.sample.it.forms.LeaseEntry;
 import dev.inbox.sample.it.forms.LeaseQueue;
@@ -45,7 +44,7 @@ final class FormsArchive {
     void deploy(boolean rowLock) throws IOException {
         Path sample = Path.of(System.getProperty("inbox.test.sample.ear.dir"));
         WebArchive war = ShrinkWrap.create(WebArchive.class, NAME + ".war")
-                .addClasses(Entry.class, Effects.class, FormsApplication.class, FormsSchema.class, Ping.class,
+                .addClasses(Entry.class, Effects.class, FormsApplication.class, Ping.class,
                         Jobs.class, LeaseEntry.class, LeaseQueue.class, AdvisoryEntry.class, AdvisoryQueue.class,
                         MdbEntry.class, LedgerBean.class)
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");

@@ -54,7 +54,7 @@ class FormsOnLibertyIT {
         List<String> served = db.sqlite() ? List.of("lease", "advisory", "mdb")
                 : List.of("lease", "rowlock", "advisory", "mdb");
         forms.deploy(served.contains("rowlock"));
-        createBeanTable(); // the bean activates before the application's CDI observers run
+        createTables(); // before the server starts: the bean activates before any observer of the application runs
         // Rows a kill leaves leased come back after five seconds instead of the default 30.
         server.configure(database, List.of("inbox.queue.it-lease.lease=PT5S"));
         server.start();
@@ -114,7 +114,8 @@ class FormsOnLibertyIT {
                 .as("publish to " + form).isEqualTo(202);
     }
 
-    private void createBeanTable() throws SQLException {
+    /** The forms application's tables, as an operator creates them before deploying it. */
+    private void createTables() throws SQLException {
         String id = switch (db.name()) {
             case "postgres" -> "BIGSERIAL PRIMARY KEY";
             case "mariadb" -> "BIGINT AUTO_INCREMENT PRIMARY KEY";
@@ -125,10 +126,17 @@ class FormsOnLibertyIT {
             case "mariadb" -> "DATETIME NULL";
             default -> "TEXT";
         };
+        String common = "id " + id + ", attempt SMALLINT NOT NULL DEFAULT 1, payload "
+                + (db.name().equals("postgres") ? "BYTEA" : "BLOB") + " NOT NULL";
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS it_mdb_jobs (id " + id + ", attempt SMALLINT NOT NULL DEFAULT 1,"
-                    + " payload " + (db.name().equals("postgres") ? "BYTEA" : "BLOB") + " NOT NULL, locked_until "
-                    + time + ")");
+            for (String leased : new String[] {"it_lease_jobs", "it_mdb_jobs"}) {
+                s.execute("CREATE TABLE IF NOT EXISTS " + leased + " (" + common + ", locked_until " + time + ")");
+            }
+            s.execute("CREATE TABLE IF NOT EXISTS it_rowlock_jobs (" + common + ", retry_after " + time + ")");
+            s.execute("CREATE TABLE IF NOT EXISTS it_advisory_jobs (" + common + ", lock_key VARCHAR(100),"
+                    + " retry_after " + time + ")");
+            s.execute("CREATE TABLE IF NOT EXISTS it_effects (form VARCHAR(20) NOT NULL, job BIGINT NOT NULL,"
+                    + " attempt INTEGER NOT NULL)");
         }
     }
 
