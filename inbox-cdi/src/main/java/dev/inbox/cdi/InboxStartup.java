@@ -1,5 +1,6 @@
 package dev.inbox.cdi;
 
+import dev.inbox.Durations;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
@@ -17,6 +18,7 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +68,7 @@ public class InboxStartup {
         }
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
-                extension.brokerSettings()));
+                extension.brokerSettings(), drainTimeout(config)));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
                 subscriptions.size(), dataSourceName);
     }
@@ -98,6 +100,27 @@ public class InboxStartup {
         }
         throw new InboxException(InboxException.Kind.DECLARATION, "a batch handler's payload type must be a class: "
                 + type.getTypeName());
+    }
+
+    /** The application's {@code inbox.drain-timeout}, or null for the adapter's. */
+    private static Duration drainTimeout(Config config) {
+        return config.getOptionalValue(ConfigKeys.DRAIN_TIMEOUT, String.class)
+                .map(value -> {
+                    Duration drain;
+                    try {
+                        drain = Durations.parse(value);
+                    } catch (IllegalArgumentException e) {
+                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
+                                + ConfigKeys.DRAIN_TIMEOUT + ": " + e.getMessage());
+                    }
+                    if (drain.isNegative()) {
+                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
+                                + ConfigKeys.DRAIN_TIMEOUT + " = " + value + " is negative: give the time deliveries in"
+                                + " work may take to settle when the application stops, 0 to give them back at once");
+                    }
+                    return drain;
+                })
+                .orElse(null);
     }
 
     private static DataSource lookup(String name) {

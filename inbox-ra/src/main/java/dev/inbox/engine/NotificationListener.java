@@ -10,8 +10,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * LISTEN/NOTIFY (PostgreSQL): one connection of the broker listens on the channel of each table
@@ -34,11 +32,15 @@ final class NotificationListener {
     private final String probeChannel = "inbox_probe_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final Sql probe;
     private final FailureLog failures = new FailureLog(LOG, "the LISTEN/NOTIFY connection");
-    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final OutageBackoff backoff = new OutageBackoff();
     private volatile boolean stopping;
     private volatile boolean silenceForTest;
     private volatile int connects;
     private Connection connection;
+    private Threads threads;
+    private SerialTask listening;
+    private long probeSentAt = System.nanoTime();
+    private boolean probeAnswered = true;
 
     /** @param channels the wake of each channel listened on */
     NotificationListener(Database database, Duration probeInterval, Map<String, Runnable> channels) {
@@ -66,61 +68,63 @@ final class NotificationListener {
     }
 
     void start(Threads threads) {
-        threads.start("inbox-listener", this::run);
+        this.threads = threads;
+        listening = new SerialTask(threads, "inbox-listener", this::listen);
+        listening.signal();
     }
 
-    private void run() {
-        long probeSentAt = System.nanoTime();
-        boolean probeAnswered = true;
-        OutageBackoff backoff = new OutageBackoff();
+    /**
+     * Waits a little for notifications and wakes the subscriptions they name; true to wait again.
+     * After a failure it tries again once the outage's backoff has passed.
+     */
+    private boolean listen() {
+        if (stopping) {
+            close();
+            return false;
+        }
         try {
-            while (!stopping) {
-                try {
-                    if (connection == null) {
-                        connect();
-                        // Notifications sent while no one listened are lost: let every subscription look.
-                        channels.values().forEach(Runnable::run);
-                        probeAnswered = true;
-                        probeSentAt = System.nanoTime();
+            if (connection == null) {
+                connect();
+                // Notifications sent while no one listened are lost: let every subscription look.
+                channels.values().forEach(Runnable::run);
+                probeAnswered = true;
+                probeSentAt = System.nanoTime();
+            }
+            if (silenceForTest) {
+                silenceForTest = false;
+                execute(dialect.unlistenAll());
+            }
+            for (String channel : dialect.awaitNotifications(connection, WAIT)) {
+                if (channel.equals(probeChannel)) {
+                    probeAnswered = true;
+                } else {
+                    Runnable wake = channels.get(channel);
+                    if (wake != null) {
+                        wake.run();
                     }
-                    if (silenceForTest) {
-                        silenceForTest = false;
-                        execute(dialect.unlistenAll());
-                    }
-                    for (String channel : dialect.awaitNotifications(connection, WAIT)) {
-                        if (channel.equals(probeChannel)) {
-                            probeAnswered = true;
-                        } else {
-                            Runnable wake = channels.get(channel);
-                            if (wake != null) {
-                                wake.run();
-                            }
-                        }
-                    }
-                    long sinceProbe = System.nanoTime() - probeSentAt;
-                    if (!probeAnswered && sinceProbe > probeInterval.toNanos()) {
-                        LOG.log(Level.WARNING, "the LISTEN/NOTIFY connection went silent (its probe did not come back"
-                                + " within {0} ms); reconnecting and listening again", probeInterval.toMillis());
-                        close();
-                        continue;
-                    }
-                    if (probeAnswered && sinceProbe > probeInterval.toNanos()) {
-                        probe();
-                        probeSentAt = System.nanoTime();
-                        probeAnswered = false;
-                    }
-                    backoff.succeeded();
-                } catch (SQLException | RuntimeException e) {
-                    failures.failed(() -> database.redact(String.valueOf(e.getMessage())));
-                    close();
-                    Thread.sleep(backoff.failed().toMillis());
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
+            long sinceProbe = System.nanoTime() - probeSentAt;
+            if (!probeAnswered && sinceProbe > probeInterval.toNanos()) {
+                LOG.log(Level.WARNING, "the LISTEN/NOTIFY connection went silent (its probe did not come back"
+                        + " within {0} ms); reconnecting and listening again", probeInterval.toMillis());
+                close();
+                return true;
+            }
+            if (probeAnswered && sinceProbe > probeInterval.toNanos()) {
+                probe();
+                probeSentAt = System.nanoTime();
+                probeAnswered = false;
+            }
+            backoff.succeeded();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            failures.failed(() -> database.redact(String.valueOf(e.getMessage())));
             close();
-            stopped.countDown();
+            if (!stopping) {
+                threads.schedule(backoff.failed(), listening::signal);
+            }
+            return false;
         }
     }
 
@@ -176,9 +180,7 @@ final class NotificationListener {
     /** Stops listening; {@code started} is false when the listener was opened but never started. */
     void stop(boolean started) throws InterruptedException {
         stopping = true;
-        if (started) {
-            stopped.await(5, TimeUnit.SECONDS);
-        } else {
+        if (!started || listening.awaitIdle(Duration.ofSeconds(5))) {
             close();
         }
     }

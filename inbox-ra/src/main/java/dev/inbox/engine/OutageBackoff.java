@@ -15,12 +15,16 @@ public final class OutageBackoff {
 
     /** A failure: the wait before the next try. */
     public Duration failed() {
-        current = current.isZero() ? FIRST : WakeSignal.min(current.multipliedBy(2), LAST);
+        current = current.isZero() ? FIRST : min(current.multipliedBy(2), LAST);
         return current;
     }
 
     /** A success: the next failure waits the shortest again. */
     public void succeeded() {
         current = Duration.ZERO;
+    }
+
+    public static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 }

@@ -10,16 +10,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs one subscription: claim loops that keep a local buffer of claimed rows filled, {@code workers}
- * threads that work deliveries from it through the {@link Deliverer}, and what the claim form runs
- * beside them (the lease form's keeper and ack writer).
+ * Runs one subscription: claim loops that keep a local buffer of claimed rows filled, up to
+ * {@code workers} tasks that work deliveries from it through the {@link Deliverer}, and what the
+ * claim form runs beside them (the lease form's keeper and ack writer). Each loop is a
+ * {@link SerialTask}: it claims while there is room and rows come, and holds no thread between
+ * claims; a unit of work done (whose worker runs the claim itself before its next unit), a wake,
+ * the poll interval or the end of an outage's backoff starts it again. Workers run while the
+ * buffer holds units and end when it is empty.
  *
  * <p>The subscription holds at most {@code workers + prefetch} rows at once, in work or waiting in
  * the buffer (prefetch defaults to the workers, at most the batch size); a claim starts when at
@@ -32,8 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
-    /** Put behind the last unit at shutdown: a worker that takes it stops. */
-    private static final Unit LAST = new Unit(List.of(), null);
 
     private final String queue;
     private final String table;
@@ -51,7 +52,6 @@ final class SubscriptionRunner {
     /** The free room that starts a claim (rows, or units for a batch handler). */
     private final int claimAt;
 
-    private final WakeSignal wake = new WakeSignal();
     private final FailureLog claimFailures;
     /** Room for rows (units for a batch handler) in work or waiting in the buffer. */
     private final Semaphore room;
@@ -59,11 +59,21 @@ final class SubscriptionRunner {
     private final Semaphore openClaims;
     private final BlockingQueue<Unit> ready = new LinkedBlockingQueue<>();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
-    private final CountDownLatch loopsDone;
+    /** Claim loop steps in progress. */
+    private final AtomicInteger claimsRunning = new AtomicInteger();
+    /** Worker tasks running (at most {@code workers}). */
+    private final AtomicInteger workersRunning = new AtomicInteger();
+    /** True while a poll is due: the next claim after the poll interval, when nothing else signals. */
+    private final AtomicBoolean pollDue = new AtomicBoolean();
+    /** True when a claim loop ended for want of room or of a claim's place: what frees them signals it. */
+    private final AtomicBoolean roomWanted = new AtomicBoolean();
     private final AtomicInteger rowsReleased = new AtomicInteger();
     /** Workers inside a claim that may yet put rows in work (when the form claims on the worker). */
     private final AtomicInteger claiming = new AtomicInteger();
     private volatile boolean stopping;
+    private Threads threads;
+    private SerialTask[] claimTasks;
+    private OutageBackoff[] backoffs;
 
     /** What one worker takes: one row, or a batch handler's whole claim, and the claim it came from. */
     private record Unit(List<InFlight> rows, ClaimHold claim) {}
@@ -107,7 +117,6 @@ final class SubscriptionRunner {
         this.claimLoops = claimsOnWorker ? workers
                 : batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
         this.openClaims = new Semaphore(form.claimsAtOnce(workers, held));
-        this.loopsDone = new CountDownLatch(claimLoops);
         this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
     }
 
@@ -117,97 +126,144 @@ final class SubscriptionRunner {
     }
 
     void start(Threads threads) {
-        if (claimsOnWorker) {
-            form.start(threads, "inbox-" + queue, inWork);
-            for (int i = 1; i <= claimLoops; i++) {
-                boolean polls = i == 1;
-                threads.start("inbox-" + queue + "-worker-" + i, () -> claimLoop(polls));
-            }
-            return;
-        }
-        for (int i = 1; i <= claimLoops; i++) {
-            boolean polls = i == 1;
-            threads.start("inbox-" + queue + "-claim" + (claimLoops > 1 ? "-" + i : ""), () -> claimLoop(polls));
+        this.threads = threads;
+        claimTasks = new SerialTask[claimLoops];
+        backoffs = new OutageBackoff[claimLoops];
+        for (int i = 0; i < claimLoops; i++) {
+            int loop = i;
+            backoffs[i] = new OutageBackoff();
+            String name = claimsOnWorker ? "inbox-" + queue + "-worker-" + (i + 1)
+                    : "inbox-" + queue + "-claim" + (claimLoops > 1 ? "-" + (i + 1) : "");
+            claimTasks[i] = new SerialTask(threads, name, () -> claimStep(loop));
         }
         form.start(threads, "inbox-" + queue, inWork);
-        for (int i = 1; i <= settings.workers(); i++) {
-            startWorker(threads, "inbox-" + queue + "-worker-" + i);
+        for (SerialTask task : claimTasks) {
+            task.signal();
         }
     }
 
-    /** A worker, replaced by a new one if it dies for a reason outside any handler. */
-    private void startWorker(Threads threads, String name) {
-        threads.start(name, () -> {
-            try {
-                workerLoop();
-            } catch (Throwable e) {
-                if (stopping) {
-                    return;
-                }
-                LOG.log(Level.ERROR, "queue " + queue + ": worker " + name + " died; a new one takes its place", e);
-                startWorker(threads, name);
+    /** Rows may be due (a publish here, a notification): a claim loop claims now, or once there is room. */
+    void wake() {
+        if (!canClaim()) {
+            roomWanted.set(true);
+            if (!canClaim()) {
+                return; // what frees room signals a loop
             }
-        });
+        }
+        signalClaims();
     }
 
-    void wake() {
-        wake.wake();
+    /** Signals an idle claim loop, or the first one to claim again after its claim in progress. */
+    private void signalClaims() {
+        if (claimTasks != null && !stopping) {
+            idleLoopOrFirst().signal();
+        }
+    }
+
+    private SerialTask idleLoopOrFirst() {
+        for (SerialTask task : claimTasks) {
+            if (task.idle()) {
+                return task;
+            }
+        }
+        return claimTasks[0];
+    }
+
+    /** Room or a claim's place came free: a loop that ended for want of them claims once there is enough. */
+    private void roomFreed() {
+        if (roomWanted.get() && canClaim() && roomWanted.compareAndSet(true, false)) {
+            signalClaims();
+        }
     }
 
     /**
-     * Claims while there is room. The first loop polls when idle and the others seldom: a loop whose
-     * claim came back full passes a wake on, so they join at once while rows keep coming.
+     * As {@link #roomFreed()}, on a worker's thread: an idle loop claims right here, before the
+     * worker takes its next unit, instead of waiting for a thread of its own.
      */
-    private void claimLoop(boolean polls) {
-        OutageBackoff backoff = new OutageBackoff();
-        Duration idle = polls ? settings.pollInterval() : settings.pollInterval().multipliedBy(claimLoops);
+    private void roomFreedOnWorker() {
+        if (roomWanted.get() && canClaim() && roomWanted.compareAndSet(true, false)) {
+            idleLoopOrFirst().runHere();
+        }
+    }
+
+    private boolean canClaim() {
+        return room.availablePermits() >= claimAt && openClaims.availablePermits() > 0;
+    }
+
+    /**
+     * Ends a claim loop's step for want of room or of a claim's place: what frees them signals it.
+     * Returns true (claim again at once) when they came free meanwhile, so no signal is missed.
+     */
+    private boolean awaitRoom() {
+        roomWanted.set(true);
+        return canClaim();
+    }
+
+    /** The next claim after the poll interval, unless one is due already. */
+    private void pollLater() {
+        if (pollDue.compareAndSet(false, true)) {
+            threads.schedule(settings.pollInterval(), () -> {
+                pollDue.set(false);
+                signalClaims();
+            });
+        }
+    }
+
+    /**
+     * One claim of loop {@code loop}, when there is room and a claim's place: true when it claimed
+     * rows, so it claims again at once. Without room it ends; the room freed signals it. A
+     * loop whose claim came back full passes a signal on, so others claim beside it while rows keep
+     * coming; an empty claim waits for a wake or the poll interval.
+     */
+    private boolean claimStep(int loop) {
+        claimsRunning.incrementAndGet();
         try {
-            while (!stopping) {
-                int taken = takeRoom();
-                try {
-                    openClaims.acquire();
-                } catch (InterruptedException e) {
-                    room.release(taken);
-                    throw e;
-                }
-                if (stopping) {
-                    giveBack(taken);
-                    break;
-                }
-                wake.clear();
-                int wanted = batches ? batch : taken;
-                List<InFlight> claimed;
-                try {
-                    claimed = claimsOnWorker ? claimAndWork(taken) : form.claim(clock.instant(), wanted);
-                    backoff.succeeded();
-                } catch (Throwable e) {
-                    giveBack(taken);
-                    listener.databaseFailed(queue, "claim", e instanceof Exception x ? x
-                            : new IllegalStateException(e));
-                    claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
-                    wake.await(backoff.failed());
-                    continue;
-                }
-                claimFailures.succeeded();
-                if (!claimsOnWorker) {
-                    dispatch(claimed, taken);
-                } else if (claimed.isEmpty()) {
-                    giveBack(taken);
-                }
-                if (claimed.isEmpty()) {
-                    if (!stopping) {
-                        // Nothing due: wait for a wake or the next poll. A short claim claims again at once,
-                        // since rows settled elsewhere while it ran (advisory) leave it short with more due.
-                        wake.await(idle);
-                    }
-                } else if (claimed.size() == wanted && claimLoops > 1) {
-                    wake.wake(); // more may be due: another loop claims beside this one
-                }
+            if (stopping) {
+                return false;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            int taken = takeRoom();
+            if (taken == 0) {
+                return awaitRoom();
+            }
+            if (!openClaims.tryAcquire()) {
+                room.release(taken);
+                return awaitRoom();
+            }
+            if (stopping) {
+                giveBack(taken);
+                return false;
+            }
+            int wanted = batches ? batch : taken;
+            List<InFlight> claimed;
+            try {
+                claimed = claimsOnWorker ? claimAndWork(taken) : form.claim(clock.instant(), wanted);
+                backoffs[loop].succeeded();
+            } catch (Throwable e) {
+                giveBack(taken);
+                listener.databaseFailed(queue, "claim", e instanceof Exception x ? x : new IllegalStateException(e));
+                claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
+                SerialTask self = claimTasks[loop];
+                threads.schedule(backoffs[loop].failed(), self::signal);
+                return false;
+            }
+            claimFailures.succeeded();
+            if (!claimsOnWorker) {
+                dispatch(claimed, taken);
+            } else if (claimed.isEmpty()) {
+                giveBack(taken);
+            }
+            if (claimed.isEmpty()) {
+                // Nothing due: a wake or the poll. A claim cut short by rows settled elsewhere meanwhile
+                // (advisory) is not empty, so its loop claims again at once.
+                pollLater();
+                return false;
+            }
+            if (claimed.size() == wanted && claimLoops > 1) {
+                signalClaims(); // more may be due: another loop claims beside this one
+            }
+            return true;
         } finally {
-            loopsDone.countDown();
+            claimsRunning.decrementAndGet();
         }
     }
 
@@ -277,12 +333,15 @@ final class SubscriptionRunner {
             rows.forEach(inWork::remove);
             room.release(roomTaken);
             openClaims.release();
+            roomFreed();
         }
     }
 
-    /** Waits for room to start a claim, then takes up to a batch of it; returns the room taken. */
-    private int takeRoom() throws InterruptedException {
-        room.acquire(claimAt);
+    /** Takes the room to start a claim and up to a batch of it; returns the room taken, 0 when too little is free. */
+    private int takeRoom() {
+        if (!room.tryAcquire(claimAt)) {
+            return 0;
+        }
         int taken = claimAt;
         int most = batches ? 1 : batch;
         while (taken < most && room.tryAcquire()) {
@@ -295,6 +354,7 @@ final class SubscriptionRunner {
     private void giveBack(int roomTaken) {
         room.release(roomTaken);
         openClaims.release();
+        roomFreed();
     }
 
     /** Puts claimed rows in the buffer, and gives back the room they did not fill. */
@@ -313,35 +373,76 @@ final class SubscriptionRunner {
                 ready.add(new Unit(List.of(delivery), hold));
             }
         }
+        startWorkers();
     }
 
-    private void workerLoop() {
+    /** Starts workers for the units waiting, up to {@code workers} running. */
+    private void startWorkers() {
+        while (!ready.isEmpty()) {
+            int running = workersRunning.get();
+            if (running >= settings.workers()) {
+                return;
+            }
+            if (workersRunning.compareAndSet(running, running + 1) && !startWorker()) {
+                return;
+            }
+        }
+    }
+
+    /** Starts a worker task; false when the threads refused it (the next units dispatched try again). */
+    private boolean startWorker() {
         try {
-            while (true) {
-                Unit unit = ready.take();
-                if (unit == LAST) {
-                    return;
-                }
-                List<InFlight> rows = unit.rows();
-                try {
-                    if (stopping) {
-                        rows.forEach(delivery -> release(delivery, false));
-                    } else {
-                        List<InFlight> live = notExpired(rows);
-                        if (!live.isEmpty()) {
-                            live.forEach(delivery -> delivery.worker(Thread.currentThread()));
-                            deliverSafely(live, false);
-                        }
-                    }
-                } finally {
-                    rows.forEach(delivery -> delivery.worker(null));
-                    rows.forEach(inWork::remove);
-                    room.release(batches ? 1 : rows.size());
-                    unit.claim().done(rows.size());
+            threads.run("inbox-" + queue + "-worker", this::workUnits);
+            return true;
+        } catch (RuntimeException e) {
+            workersRunning.decrementAndGet();
+            LOG.log(Level.ERROR, "queue " + queue + ": a worker could not start; the next units claimed start one", e);
+            return false;
+        }
+    }
+
+    /** A worker: works the units waiting until none is left, handing over to a new task after a slice. */
+    private void workUnits() {
+        long end = System.nanoTime() + Threads.SLICE.toNanos();
+        while (true) {
+            Unit unit = ready.poll();
+            if (unit == null) {
+                workersRunning.decrementAndGet();
+                startWorkers(); // a unit put in the buffer since the poll above finds a worker
+                return;
+            }
+            try {
+                work(unit);
+            } catch (Throwable e) {
+                LOG.log(Level.ERROR, "queue " + queue + ": a worker failed outside any handler; the next unit"
+                        + " goes on", e);
+            }
+            Thread.interrupted(); // an interrupt of a delivery cut off does not reach the next
+            if (System.nanoTime() - end >= 0) {
+                startWorker();
+                return;
+            }
+        }
+    }
+
+    private void work(Unit unit) {
+        List<InFlight> rows = unit.rows();
+        try {
+            if (stopping) {
+                rows.forEach(delivery -> release(delivery, false));
+            } else {
+                List<InFlight> live = notExpired(rows);
+                if (!live.isEmpty()) {
+                    live.forEach(delivery -> delivery.worker(Thread.currentThread()));
+                    deliverSafely(live, false);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } finally {
+            rows.forEach(delivery -> delivery.worker(null));
+            rows.forEach(inWork::remove);
+            room.release(batches ? 1 : rows.size());
+            unit.claim().done(rows.size());
+            roomFreedOnWorker();
         }
     }
 
@@ -405,25 +506,17 @@ final class SubscriptionRunner {
     /** Stops the claim loops, and waits for a claim in progress to finish. */
     void stopClaiming(Duration wait) throws InterruptedException {
         stopping = true;
-        wake.close();
-        // Claim loops waiting for room or for an open claim's place see the stop.
-        room.release(claimLoops * Math.max(claimAt, 1));
-        openClaims.release(claimLoops);
-        if (claimsOnWorker) {
-            // The loops are the workers: the drain waits for their deliveries; here only for claims in progress.
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (claiming.get() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            return;
+        // Where the loops are the workers the drain waits for their deliveries; here only for claims.
+        AtomicInteger inProgress = claimsOnWorker ? claiming : claimsRunning;
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (inProgress.get() > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(2);
         }
-        if (!loopsDone.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-            LOG.log(Level.WARNING, "queue {0}: the claim loop did not stop within {1} ms", queue, wait.toMillis());
+        if (inProgress.get() > 0) {
+            LOG.log(Level.WARNING, "queue {0}: a claim did not end within {1} ms", queue, wait.toMillis());
         }
-        // Rows claimed but not started are released by the workers, which then stop.
-        for (int i = 0; i < settings.workers(); i++) {
-            ready.add(LAST);
-        }
+        // Rows claimed but not started are released by the workers.
+        startWorkers();
     }
 
     /**

@@ -1,21 +1,29 @@
 package dev.inbox.engine;
 
+import java.time.Duration;
+
 /**
- * Runs the engine's long-lived tasks: claim loops, lease keepers and workers. Plain threads by
- * default; the resource adapter runs them as {@code Work} under the server's {@code WorkManager}.
+ * Where the engine's tasks run: claims, deliveries, lease extensions, ack writes and the listener.
+ * Every task is short: it returns once it has nothing to do, and hands over to a new task after
+ * {@link #SLICE} when it has, so a server that waits for its threads before it stops (Open
+ * Liberty's quiesce) waits for one slice and the deliveries in work, not for a loop. Plain threads
+ * by default; the resource adapter runs tasks as {@code Work} under the server's {@code WorkManager}.
  */
-@FunctionalInterface
 public interface Threads {
+    /** How long a task keeps its thread while it has more to do before it hands over to a new task. */
+    Duration SLICE = Duration.ofMillis(100);
 
-    /** Starts {@code task} now, on a thread of its own, until it returns. */
-    void start(String name, Runnable task);
+    /** Runs {@code task} soon on a thread of the pool. */
+    void run(String name, Runnable task);
 
-    /** Daemon platform threads named after their task. */
+    /**
+     * Runs {@code signal} once {@code delay} has passed, on the timer's own thread: it must return
+     * at once (it signals a task, which {@link #run runs} the work).
+     */
+    void schedule(Duration delay, Runnable signal);
+
+    /** Daemon platform threads, named after their task while they run it. */
     static Threads platform() {
-        return (name, task) -> {
-            Thread thread = new Thread(task, name);
-            thread.setDaemon(true);
-            thread.start();
-        };
+        return new PlatformThreads();
     }
 }

@@ -10,6 +10,7 @@ import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterInternalException;
+import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.io.Serializable;
@@ -17,6 +18,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Timer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import javax.naming.InitialContext;
@@ -25,9 +27,10 @@ import javax.sql.DataSource;
 import javax.transaction.xa.XAResource;
 
 /**
- * The Inbox resource adapter: owns the threads (claim loops, lease keepers, workers) as Work under
- * the server's WorkManager, one engine broker per application that registers its handlers, and
- * one per message-driven bean it activates ({@link dev.inbox.InboxListener}).
+ * The Inbox resource adapter: runs the engine's tasks (claims, deliveries, lease extensions) as
+ * short Work under the server's WorkManager, with one engine broker per application that
+ * registers its handlers and one per message-driven bean it activates
+ * ({@link dev.inbox.InboxListener}).
  * Its properties (ra.xml, or the server's {@code <resourceAdapter>} properties) set the defaults
  * the applications' MicroProfile Config may override.
  */
@@ -46,7 +49,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
 
     private transient WorkManagerThreads threads;
     private transient TransactionSynchronizationRegistry transactionRegistry;
-    private final transient Map<String, InboxBroker> brokers = new ConcurrentHashMap<>();
+    private final transient Map<String, Registered> brokers = new ConcurrentHashMap<>();
     /** The subscriptions of the message-driven beans activated, by their endpoint factory. */
     private final transient Map<MessageEndpointFactory, EndpointActivation> endpoints = new ConcurrentHashMap<>();
     /** Finds a data source by JNDI name; tests give their own. */
@@ -64,11 +67,19 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
 
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
-        threads = new WorkManagerThreads(context.getWorkManager());
+        threads = new WorkManagerThreads(context.getWorkManager(), createTimer(context));
         transactionRegistry = context.getTransactionSynchronizationRegistry();
         running = this;
         LOG.log(Level.INFO, "Inbox resource adapter started (data source {0}, properties {1})", dataSource,
                 brokerProperties);
+    }
+
+    private static Timer createTimer(BootstrapContext context) throws ResourceAdapterInternalException {
+        try {
+            return context.createTimer();
+        } catch (UnavailableException e) {
+            throw new ResourceAdapterInternalException("the server gave the Inbox adapter no timer: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -95,15 +106,24 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         }
         registration.routes().forEach(broker::route);
         registration.subscriptions().forEach(broker::subscribe);
-        InboxBroker previous = brokers.put(registration.application(), broker);
+        Registered registered = new Registered(broker, registration.drainTimeout() != null
+                ? registration.drainTimeout() : drainTimeout());
+        Registered previous = brokers.put(registration.application(), registered);
         if (previous != null) {
-            previous.shutdown(drainTimeout());
+            previous.shutdown();
         }
         try {
             return broker.connect();
         } catch (RuntimeException e) {
-            brokers.remove(registration.application(), broker);
+            brokers.remove(registration.application(), registered);
             throw e;
+        }
+    }
+
+    /** An application's broker, and how long its deliveries in work may settle when it stops. */
+    private record Registered(InboxBroker broker, Duration drainTimeout) {
+        ShutdownReport shutdown() {
+            return broker.shutdown(drainTimeout);
         }
     }
 
@@ -125,8 +145,8 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
 
     /** Shuts the application's broker down, after the container drained its requests. */
     public ShutdownReport unregister(String application) {
-        InboxBroker broker = brokers.remove(application);
-        return broker == null ? null : broker.shutdown(drainTimeout());
+        Registered registered = brokers.remove(application);
+        return registered == null ? null : registered.shutdown();
     }
 
     @Override
@@ -134,6 +154,9 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         endpoints.keySet().forEach(factory -> endpointDeactivation(factory, null));
         brokers.keySet().forEach(this::unregister);
         running = null;
+        if (threads != null) {
+            threads.stop();
+        }
         threads = null;
         LOG.log(Level.INFO, "Inbox resource adapter stopped");
     }
@@ -254,8 +277,21 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         return drainTimeout;
     }
 
+    /** Checked here, so a bad value fails the adapter's start naming the property. */
     public void setDrainTimeout(String value) {
-        drainTimeout = value;
+        if (value != null && !value.isBlank()) {
+            Duration drain;
+            try {
+                drain = Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("resource adapter property DrainTimeout: " + e.getMessage(), e);
+            }
+            if (drain.isNegative()) {
+                throw new IllegalArgumentException("resource adapter property DrainTimeout = " + value
+                        + " is negative: give the time deliveries in work may take to settle when an application stops");
+            }
+        }
+        drainTimeout = value == null || value.isBlank() ? null : value.trim();
     }
 
 

@@ -4,6 +4,7 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.DeliveryTransactions;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -21,7 +22,9 @@ import javax.sql.DataSource;
  * @param transactions how transactional deliveries open their (JTA) transaction
  * @param settings     the {@linkplain SubscriptionOption#brokerWide() broker-wide} options the application
  *                     sets ({@code inbox.<option>}); the adapter's properties set the others
+ * @param drainTimeout how long deliveries in work may settle when the application stops
+ *                     ({@code inbox.drain-timeout}); null for the adapter's {@code DrainTimeout}
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
-        Map<SubscriptionOption<?>, Object> settings) {}
+        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout) {}

@@ -94,7 +94,11 @@ class LeaseAcksTest {
             }
             delivery.claim().ack(delivery, Instant.now()); // the writer is not running yet: all five wait together
         }
-        form.start((name, task) -> new Thread(task, name).start(), "acks", List.of());
+        form.start(Threads.platform(), "acks", List.of());
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (reports.size() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
         form.stop();
         assertThat(form.close(Duration.ofSeconds(10))).isTrue();
 

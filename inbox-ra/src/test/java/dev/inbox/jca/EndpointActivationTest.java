@@ -9,6 +9,7 @@ import dev.inbox.testkit.InboxTestKit;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.InvalidPropertyException;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.resource.spi.work.Work;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,6 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -207,5 +209,51 @@ class EndpointActivationTest {
         adapter.stop();
         assertThat(Duration.ofNanos(System.nanoTime() - begin)).isLessThan(Duration.ofSeconds(6));
         assertThat(count("bean_jobs WHERE locked_until IS NULL")).isEqualTo(1);
+    }
+
+    /**
+     * Open Liberty's quiesce waits for the Work submitted before it began: the adapter's Work
+     * must end within a delivery and a slice while the subscription goes on working in new Work.
+     * Idle, the adapter holds no Work but a poll's claim now and then.
+     */
+    @Test
+    void workEndsWithinADeliveryAndASliceAndAnIdleAdapterHoldsNone() throws Exception {
+        int jobs = 24;
+        CountDownLatch started = new CountDownLatch(1);
+        adapter.endpointActivation(server.bean((payload, delivery) -> {
+            started.countDown();
+            Thread.sleep(200);
+            return Outcome.ack();
+        }, false), spec("workers", "2"));
+        for (int job = 1; job <= jobs; job++) {
+            publish(job, "ack");
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        Set<Work> beforeQuiesce = Set.copyOf(server.running);
+        assertThat(beforeQuiesce).isNotEmpty();
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        while (beforeQuiesce.stream().anyMatch(server.running::contains) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(beforeQuiesce).as("Work submitted before the quiesce, ended within a delivery and a slice")
+                .noneMatch(server.running::contains);
+        assertThat(count("bean_jobs")).as("jobs left, worked by Work submitted since").isPositive();
+
+        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (count("bean_jobs") > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(count("bean_jobs")).isZero();
+        Thread.sleep(200); // the last acks written
+        int most = 0;
+        int idleSamples = 0;
+        for (int i = 0; i < 50; i++) {
+            int now = server.running.size();
+            most = Math.max(most, now);
+            idleSamples += now == 0 ? 1 : 0;
+            Thread.sleep(10);
+        }
+        assertThat(most).as("Work at once while idle (a poll's claim)").isLessThanOrEqualTo(1);
+        assertThat(idleSamples).as("samples with no Work at all").isGreaterThan(25);
     }
 }

@@ -25,7 +25,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
 import java.util.Timer;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -41,6 +43,8 @@ final class StandInServer implements AutoCloseable {
     final HikariDataSource pool;
     /** Work the WorkManager started. */
     final AtomicInteger workStarted = new AtomicInteger();
+    /** Work submitted and not yet ended. */
+    final Set<Work> running = ConcurrentHashMap.newKeySet();
     /** What happened to each endpoint, in order: "before", "onJob", "after", "release". */
     final List<List<String>> endpoints = new CopyOnWriteArrayList<>();
     private final ThreadLocal<Connection> transaction = new ThreadLocal<>();
@@ -93,7 +97,14 @@ final class StandInServer implements AutoCloseable {
             @Override
             public void scheduleWork(Work w) {
                 workStarted.incrementAndGet();
-                Thread thread = new Thread(w);
+                running.add(w); // counted from its submission, as a server's quiesce counts it
+                Thread thread = new Thread(() -> {
+                    try {
+                        w.run();
+                    } finally {
+                        running.remove(w);
+                    }
+                });
                 thread.setDaemon(true);
                 thread.start();
             }

@@ -1,21 +1,21 @@
 package dev.inbox.engine.form;
 
 import dev.inbox.engine.InFlight;
+import dev.inbox.engine.SerialTask;
+import dev.inbox.engine.Threads;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Writes the acks of a lease subscription's workers together. A worker hands its ack over and
- * takes its next row; one thread writes whatever gathered meanwhile as one {@link AckBatch}, so
- * acks share round trips and commits. A worker waits only while {@code limit} acks are already
- * waiting. Once closed, an ack handed over is written at once on the caller's thread.
+ * takes its next row; a writer task writes whatever gathered meanwhile as one {@link AckBatch}, so
+ * acks share round trips and commits. A worker that finds {@code limit} acks waiting writes them
+ * itself, so none waits for a thread. Once closed, an ack handed over is written at once on the
+ * caller's thread.
  */
 final class AckWriter {
     private final AckBatch waiting;
@@ -25,9 +25,7 @@ final class AckWriter {
     private final int limit;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition gathered = lock.newCondition();
-    private final Condition roomy = lock.newCondition();
-    private final CountDownLatch stopped = new CountDownLatch(1);
+    private SerialTask writer;
     private boolean closed;
 
     AckWriter(AckBatch empty, ConnectionSource connections, Dialect dialect, Reports reports, int limit) {
@@ -38,65 +36,67 @@ final class AckWriter {
         this.limit = limit;
     }
 
-    /** Hands over the ack of a delivery already marked settled, so no keeper moves its token meanwhile. */
-    void add(InFlight delivery, Instant now) {
-        AckBatch alone;
+    /** Starts writing, the acks handed over before included. */
+    void start(Threads threads, String name) {
+        SerialTask task = new SerialTask(threads, name, this::writeWaiting);
         lock.lock();
         try {
-            while (!closed && waiting.size() >= limit) {
-                // A worker never gives up its ack: the writer always makes room, or fails the batch and moves on.
-                roomy.awaitUninterruptibly();
-            }
+            writer = task;
+        } finally {
+            lock.unlock();
+        }
+        task.signal();
+    }
+
+    /** Hands over the ack of a delivery already marked settled, so no keeper moves its token meanwhile. */
+    void add(InFlight delivery, Instant now) {
+        AckBatch full;
+        lock.lock();
+        try {
             waiting.add(delivery, now);
-            if (!closed) {
-                if (waiting.size() == 1) {
-                    gathered.signal();
+            if (!closed && waiting.size() < limit) {
+                if (waiting.size() == 1 && writer != null) {
+                    writer.signal();
                 }
                 return;
             }
-            alone = waiting.takeAll();
+            full = waiting.takeAll();
         } finally {
             lock.unlock();
         }
-        write(alone);
+        write(full);
     }
 
-    /** The writer: runs until closed, writing what is left first. */
-    void run() {
+    /** The writer's step: writes what gathered; true when it wrote, to look again. */
+    private boolean writeWaiting() {
+        AckBatch batch;
+        lock.lock();
         try {
-            while (true) {
-                AckBatch batch;
-                lock.lock();
-                try {
-                    while (waiting.isEmpty() && !closed) {
-                        gathered.awaitUninterruptibly();
-                    }
-                    if (waiting.isEmpty()) {
-                        return;
-                    }
-                    batch = waiting.takeAll();
-                    roomy.signalAll();
-                } finally {
-                    lock.unlock();
-                }
-                write(batch);
+            if (waiting.isEmpty()) {
+                return false;
             }
+            batch = waiting.takeAll();
         } finally {
-            stopped.countDown();
+            lock.unlock();
         }
+        write(batch);
+        return true;
     }
 
-    /** Stops taking acks once those waiting are written; waits up to {@code wait} for that. */
+    /** Stops taking acks once those waiting are written; waits up to {@code wait} for the writer. */
     boolean close(Duration wait) throws InterruptedException {
+        AckBatch left;
         lock.lock();
         try {
             closed = true;
-            gathered.signal();
-            roomy.signalAll();
+            left = waiting.takeAll();
         } finally {
             lock.unlock();
         }
-        return stopped.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+        if (!left.isEmpty()) {
+            write(left);
+        }
+        return writer == null || writer.awaitIdle(wait);
     }
 
     /** Writes one batch on a connection of its own; each ack is reported, a failure included. */

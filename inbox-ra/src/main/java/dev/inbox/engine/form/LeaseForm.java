@@ -97,9 +97,9 @@ public final class LeaseForm implements Form {
 
     @Override
     public void start(Threads threads, String name, Collection<InFlight> inWork) {
-        threads.start(name + "-keeper", () -> keeper.run(inWork));
+        keeper.start(threads, name + "-keeper", inWork);
         if (acks != null) {
-            threads.start(name + "-acks", acks::run);
+            acks.start(threads, name + "-acks");
         }
     }
 

@@ -5,6 +5,8 @@ import dev.inbox.engine.FailureLog;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.OutageBackoff;
 import dev.inbox.engine.Redaction;
+import dev.inbox.engine.SerialTask;
+import dev.inbox.engine.Threads;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,14 +14,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Extends the lease of every delivery in work of one subscription each half lease, moving each
  * delivery's token forward. When extending fails (the database out of reach) it tries again soon,
  * 100 ms doubling to 5 s and never later than the next half lease, so one failure does not cost a
- * lease. It stops at shutdown; a lease then runs out under its handler.
+ * lease. Each pass is a short task the timer signals. It stops at shutdown; a lease then runs out
+ * under its handler.
  */
 final class LeaseKeeper {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
@@ -37,9 +38,12 @@ final class LeaseKeeper {
     private final Clock clock;
     private final BrokerListener listener;
     private final Duration interval;
-    private final CountDownLatch stop = new CountDownLatch(1);
     private final FailureLog failures;
+    private final OutageBackoff retry = new OutageBackoff();
     private volatile boolean stopping;
+    private Threads threads;
+    private SerialTask pass;
+    private Collection<InFlight> inWork;
 
     LeaseKeeper(String queue, String table, Extension extension, ConnectionSource connections, Clock clock,
             BrokerListener listener, Duration lease) {
@@ -53,28 +57,34 @@ final class LeaseKeeper {
         this.failures = new FailureLog(LOG, "queue " + queue + ": extending leases on table " + table);
     }
 
-    /** The keeper's loop over {@code inWork}; returns once stopped. */
-    void run(Collection<InFlight> inWork) {
-        Duration wait = interval;
-        OutageBackoff retry = new OutageBackoff();
-        try {
-            while (!stop.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-                if (inWork.isEmpty() || extendAll(inWork)) {
-                    retry.succeeded();
-                    wait = interval;
-                } else {
-                    Duration next = retry.failed();
-                    wait = next.compareTo(interval) <= 0 ? next : interval;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** Extends the leases of {@code inWork} each half lease from now on, on {@code threads}. */
+    void start(Threads threads, String name, Collection<InFlight> inWork) {
+        this.threads = threads;
+        this.inWork = inWork;
+        this.pass = new SerialTask(threads, name, this::pass);
+        threads.schedule(interval, pass::signal);
+    }
+
+    /** One pass, then the next one scheduled: a half lease later, sooner after a failure. */
+    private boolean pass() {
+        if (stopping) {
+            return false;
         }
+        Duration wait;
+        if (inWork.isEmpty() || extendAll(inWork)) {
+            retry.succeeded();
+            wait = interval;
+        } else {
+            wait = OutageBackoff.min(retry.failed(), interval);
+        }
+        if (!stopping) {
+            threads.schedule(wait, pass::signal);
+        }
+        return false;
     }
 
     void stop() {
         stopping = true;
-        stop.countDown();
     }
 
     /** Extends every lease in work; false when the database could not be reached. */

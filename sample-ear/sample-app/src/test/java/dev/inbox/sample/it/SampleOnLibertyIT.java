@@ -19,6 +19,7 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -43,6 +44,8 @@ class SampleOnLibertyIT {
     private static final int ORDERS = 400;
     private static final long FIRST_ORDER = 100_000;
     private static final String CRASH_LEASE = "PT5S";
+    /** The application's drain timeout here: a stop with reports in work must end within it and 5 s. */
+    private static final Duration DRAIN = Duration.ofSeconds(15);
     private static final Pattern ORDER = Pattern.compile("\"order\"\\s*:\\s*(\\d+)");
 
     private final LibertyServer server = new LibertyServer();
@@ -63,6 +66,7 @@ class SampleOnLibertyIT {
         // five seconds instead of the default 30 for refunds and receipts, so that the rows a kill
         // leaves mid-lease come back within seconds.
         server.configure(db, List.of("inbox.queue.reports.lease=PT2S", "sample.reports.render-time=PT5S",
+                "inbox.drain-timeout=" + DRAIN,
                 "inbox.queue.refunds.lease=" + CRASH_LEASE, "inbox.queue.receipts.lease=" + CRASH_LEASE,
                 // Keys a careless operator might write: each is named in one warning with the key meant.
                 "inbox.queue.refunds.wrokers=8", "inbox.queue.refundz.workers=8", "inbox.bogus-option=1"));
@@ -214,7 +218,13 @@ class SampleOnLibertyIT {
         server.post("/reports", "{\"name\": \"q2\"}");
         server.post("/reports", "{\"name\": \"q3\"}");
         await(() -> lockedUntil("report_jobs") != null, "a report in work");
+        long t = System.nanoTime();
         server.stop();
+        Duration stop = Duration.ofNanos(System.nanoTime() - t);
+        System.out.printf(Locale.ROOT, "SampleOnLibertyIT: %s: stopped with reports in work in %.1f s%n", db,
+                stop.toMillis() / 1000.0);
+        // The adapter's tasks are short Work: the server's quiesce waits only for the reports in work.
+        assertThat(stop).as("the stop with reports in work").isLessThan(DRAIN.plusSeconds(5));
         server.start();
         await(() -> body("/reports").contains("q2") && body("/reports").contains("q3"), "every report rendered");
         assertThat(database.count("report_jobs")).isZero();

@@ -82,17 +82,6 @@ class AdapterDrainIT {
                 server.start();
                 System.out.printf(Locale.ROOT, "bench-adapter: server up with handlers open on %s in %.1f s%n", db,
                         (System.nanoTime() - t) / 1e9);
-                // Per subscription at least a claim loop, a lease keeper and the workers, each a Work of the
-                // adapter (a lease subscription outside transactions also runs its ack writer).
-                int expected = 2 * (workers + 2);
-                int running = server.awaitAdapterThreads(expected, Duration.ofSeconds(120));
-                System.out.printf(Locale.ROOT, "bench-adapter: %d of the adapter's %d threads running %.1f s after"
-                        + " the start%n", running, expected, (System.nanoTime() - t) / 1e9);
-                if (running < expected) {
-                    throw new IllegalStateException("only " + running + " of the adapter's " + expected + " threads run"
-                            + " 120 s after the start: the server's executor keeps its Work queued; raise"
-                            + " <executor coreThreads> in server.xml");
-                }
                 InboxBroker engine = engine(tables);
                 Recording recording = jfr ? new Recording(Configuration.getConfiguration("profile")) : null;
                 if (recording != null) {
