@@ -15,6 +15,8 @@ import java.util.Set;
 final class ConfigKeys {
     /** The keys Inbox reads besides the options. */
     static final String DATA_SOURCE = "inbox.datasource";
+    /** The JNDI name of the adapter's administered object. */
+    static final String ADAPTER = "inbox.adapter";
     /** How long deliveries in work may settle when the application stops. */
     static final String DRAIN_TIMEOUT = "inbox.drain-timeout";
     /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
@@ -40,6 +42,7 @@ final class ConfigKeys {
         Set<String> known = new LinkedHashSet<>();
         known.add(DATA_SOURCE);
         known.add(DRAIN_TIMEOUT);
+        known.add(ADAPTER);
         known.add(SERVER_DATABASE);
         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
             known.add(option.globalKey());

@@ -1,5 +1,6 @@
 package dev.inbox.cdi;
 
+import dev.inbox.Durations;
 import dev.inbox.InboxException;
 import jakarta.enterprise.event.Observes;
 import dev.inbox.SubscriptionOption;
@@ -12,6 +13,7 @@ import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -35,6 +37,7 @@ public class InboxExtension implements Extension {
     private final List<String> problems = new ArrayList<>();
     private final Map<String, Map<SubscriptionOption<?>, Object>> options = new LinkedHashMap<>();
     private Map<SubscriptionOption<?>, Object> brokerSettings = Map.of();
+    private Duration drainTimeout;
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -71,12 +74,39 @@ public class InboxExtension implements Extension {
             for (HandlerMethod handler : handlers.values()) {
                 options.put(handler.queue(), QueueOptions.resolve(handler.queue(), handler.inbound(), config));
             }
+            drainTimeout = drainTimeout(config);
         } catch (InboxException e) {
             event.addDeploymentProblem(new ConfigurationProblem(e.getMessage()));
             return;
         }
         ConfigKeys.unknown(config.getPropertyNames(), handlers.keySet())
                 .forEach(warning -> LOG.log(Level.WARNING, warning));
+    }
+
+    /** The application's {@code inbox.drain-timeout}, or null for the adapter's. */
+    private static Duration drainTimeout(Config config) {
+        return config.getOptionalValue(ConfigKeys.DRAIN_TIMEOUT, String.class)
+                .map(value -> {
+                    Duration drain;
+                    try {
+                        drain = Durations.parse(value);
+                    } catch (IllegalArgumentException e) {
+                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
+                                + ConfigKeys.DRAIN_TIMEOUT + ": " + e.getMessage());
+                    }
+                    if (drain.isNegative()) {
+                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
+                                + ConfigKeys.DRAIN_TIMEOUT + " = " + value + " is negative: give the time deliveries in"
+                                + " work may take to settle when the application stops, 0 to give them back at once");
+                    }
+                    return drain;
+                })
+                .orElse(null);
+    }
+
+    /** The application's {@code inbox.drain-timeout}, or null for the adapter's. */
+    Duration drainTimeout() {
+        return drainTimeout;
     }
 
     /** The options of {@code queue}'s handler, as the annotation and the configuration set them. */

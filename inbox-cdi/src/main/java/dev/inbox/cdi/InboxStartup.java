@@ -1,11 +1,10 @@
 package dev.inbox.cdi;
 
-import dev.inbox.Durations;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.jca.InboxResourceAdapter;
+import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.Registration;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,6 +37,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @ApplicationScoped
 public class InboxStartup {
     private static final System.Logger LOG = System.getLogger(InboxStartup.class.getName());
+    /** How long a start waits for the server to bind the adapter's object. */
+    private static final Duration ADAPTER_BINDING_WAIT = Duration.ofSeconds(10);
 
     @Inject
     BeanManager beans;
@@ -49,12 +50,15 @@ public class InboxStartup {
     Instance<RequestContextController> requestContexts;
 
     private volatile InboxBroker broker;
+    private InboxAdapter adapter;
     private String application;
 
-    void start(@Observes @Initialized(ApplicationScoped.class) Object started) throws NamingException {
+    void start(@Observes @Initialized(ApplicationScoped.class) Object started)
+            throws NamingException, InterruptedException {
         Config config = ConfigProvider.getConfig();
-        InboxResourceAdapter adapter = InboxResourceAdapter.running();
         application = (String) new InitialContext().lookup("java:app/AppName");
+        adapter = adapter(config.getOptionalValue(ConfigKeys.ADAPTER, String.class)
+                .orElse(InboxAdapter.DEFAULT_JNDI_NAME));
         String dataSourceName = config.getOptionalValue(ConfigKeys.DATA_SOURCE, String.class)
                 .orElse(adapter.getDataSource());
         DataSource dataSource = lookup(dataSourceName);
@@ -68,14 +72,14 @@ public class InboxStartup {
         }
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
-                extension.brokerSettings(), drainTimeout(config)));
+                extension.brokerSettings(), extension.drainTimeout()));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
                 subscriptions.size(), dataSourceName);
     }
 
     void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object stopping) {
         if (broker != null) {
-            InboxResourceAdapter.running().unregister(application);
+            adapter.unregister(application);
         }
     }
 
@@ -102,25 +106,34 @@ public class InboxStartup {
                 + type.getTypeName());
     }
 
-    /** The application's {@code inbox.drain-timeout}, or null for the adapter's. */
-    private static Duration drainTimeout(Config config) {
-        return config.getOptionalValue(ConfigKeys.DRAIN_TIMEOUT, String.class)
-                .map(value -> {
-                    Duration drain;
-                    try {
-                        drain = Durations.parse(value);
-                    } catch (IllegalArgumentException e) {
-                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
-                                + ConfigKeys.DRAIN_TIMEOUT + ": " + e.getMessage());
-                    }
-                    if (drain.isNegative()) {
-                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
-                                + ConfigKeys.DRAIN_TIMEOUT + " = " + value + " is negative: give the time deliveries in"
-                                + " work may take to settle when the application stops, 0 to give them back at once");
-                    }
-                    return drain;
-                })
-                .orElse(null);
+    /**
+     * The adapter's administered object, which the server binds at {@code name}. The server may
+     * bind the object of a RAR in the same EAR a moment after the application's start begins, so
+     * a name not bound yet is looked up again for a few seconds before the start fails in one line.
+     */
+    private static InboxAdapter adapter(String name) throws InterruptedException {
+        long deadline = System.nanoTime() + ADAPTER_BINDING_WAIT.toNanos();
+        while (true) {
+            try {
+                return (InboxAdapter) new InitialContext().lookup(name);
+            } catch (NamingException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw noAdapter(name, e);
+                }
+                Thread.sleep(100);
+            } catch (ClassCastException e) {
+                throw noAdapter(name, e);
+            }
+        }
+    }
+
+    private static ConfigurationProblem noAdapter(String name, Exception e) {
+        return new ConfigurationProblem("no Inbox adapter at JNDI name " + name + " (" + e.getMessage() + "): bind the"
+                + " adapter's administered object there, on Open Liberty with <adminObject jndiName=\"" + name + "\">"
+                + "<properties.APP.RAR/></adminObject> for the RAR in this application's EAR (APP the application's"
+                + " name in the server configuration, RAR the RAR module's, as inbox), or <properties.ID/> for a"
+                + " standalone <resourceAdapter id=\"ID\">; or set MicroProfile Config " + ConfigKeys.ADAPTER
+                + " to the JNDI name of yours");
     }
 
     private static DataSource lookup(String name) {

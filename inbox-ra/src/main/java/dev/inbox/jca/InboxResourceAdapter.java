@@ -30,14 +30,14 @@ import javax.transaction.xa.XAResource;
  * The Inbox resource adapter: runs the engine's tasks (claims, deliveries, lease extensions) as
  * short Work under the server's WorkManager, with one engine broker per application that
  * registers its handlers and one per message-driven bean it activates
- * ({@link dev.inbox.InboxListener}).
+ * ({@link dev.inbox.InboxListener}). Applications reach it through its administered object
+ * ({@link InboxAdapterObject}), which the server binds in JNDI.
  * Its properties (ra.xml, or the server's {@code <resourceAdapter>} properties) set the defaults
  * the applications' MicroProfile Config may override.
  */
-public class InboxResourceAdapter implements ResourceAdapter, Serializable {
+public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Serializable {
     private static final long serialVersionUID = 1L;
     private static final System.Logger LOG = System.getLogger(InboxResourceAdapter.class.getName());
-    private static volatile InboxResourceAdapter running;
 
     /** The data source's JNDI name where the application's configuration names none. */
     static final String DEFAULT_DATA_SOURCE = "jdbc/inbox";
@@ -55,21 +55,10 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     /** Finds a data source by JNDI name; tests give their own. */
     private transient Function<String, DataSource> dataSources = InboxResourceAdapter::lookup;
 
-    /** The adapter the server started, for the applications deployed beside it. */
-    public static InboxResourceAdapter running() {
-        InboxResourceAdapter adapter = running;
-        if (adapter == null) {
-            throw new InboxException(InboxException.Kind.CLOSED, "the Inbox resource adapter is not running: deploy"
-                    + " inbox-rar (the RAR) in the application's EAR, beside the module with the handlers");
-        }
-        return adapter;
-    }
-
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
         threads = new WorkManagerThreads(context.getWorkManager(), createTimer(context));
         transactionRegistry = context.getTransactionSynchronizationRegistry();
-        running = this;
         LOG.log(Level.INFO, "Inbox resource adapter started (data source {0}, properties {1})", dataSource,
                 brokerProperties);
     }
@@ -82,12 +71,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         }
     }
 
-    /**
-     * Opens a broker for an application: connects to its data source and opens its subscriptions,
-     * whose deliveries run on the adapter's Work threads in the application's context.
-     *
-     * @throws InboxException any startup error of the engine, for the application to fail its start with
-     */
+    @Override
     public InboxBroker register(Registration registration) {
         Objects.requireNonNull(registration, "registration");
         if (threads == null) {
@@ -143,7 +127,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
                 : Durations.parse(drainTimeout);
     }
 
-    /** Shuts the application's broker down, after the container drained its requests. */
+    @Override
     public ShutdownReport unregister(String application) {
         Registered registered = brokers.remove(application);
         return registered == null ? null : registered.shutdown();
@@ -153,7 +137,6 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
     public void stop() {
         endpoints.keySet().forEach(factory -> endpointDeactivation(factory, null));
         brokers.keySet().forEach(this::unregister);
-        running = null;
         if (threads != null) {
             threads.stop();
         }
@@ -228,6 +211,7 @@ public class InboxResourceAdapter implements ResourceAdapter, Serializable {
         return null;
     }
 
+    @Override
     public String getDataSource() {
         return dataSource;
     }

@@ -83,5 +83,11 @@ class AdapterPropertiesTest {
                 .isEqualTo(dev.inbox.InboxListener.class.getName());
         assertThat(document.getElementsByTagNameNS("*", "activationspec-class").item(0).getTextContent().trim())
                 .isEqualTo(InboxActivationSpec.class.getName());
+        // How applications reach the adapter: the administered object the server binds in JNDI.
+        assertThat(document.getElementsByTagNameNS("*", "adminobject-interface").item(0).getTextContent().trim())
+                .isEqualTo(InboxAdapter.class.getName());
+        assertThat(document.getElementsByTagNameNS("*", "adminobject-class").item(0).getTextContent().trim())
+                .isEqualTo(InboxAdapterObject.class.getName());
+        assertThat(InboxAdapter.class).isAssignableFrom(InboxAdapterObject.class);
     }
 }

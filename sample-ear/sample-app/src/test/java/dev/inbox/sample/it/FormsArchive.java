@@ -47,7 +47,10 @@ final class FormsArchive {
                 .addClasses(Entry.class, Effects.class, FormsApplication.class, Ping.class,
                         Jobs.class, LeaseEntry.class, LeaseQueue.class, AdvisoryEntry.class, AdvisoryQueue.class,
                         MdbEntry.class, LedgerBean.class)
-                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
+                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
+                // Its own adapter, the RAR in its EAR, bound below beside the sample's.
+                .addAsResource(new StringAsset("inbox.adapter=inbox/" + NAME + "\n"),
+                        "META-INF/microprofile-config.properties");
         if (rowLock) {
             war.addClasses(RowLockEntry.class, RowLockQueue.class);
         }
@@ -80,6 +83,9 @@ final class FormsArchive {
                     <activationSpec id="forms-it/forms-it/LedgerBean">
                         <properties.forms-it.inbox/>
                     </activationSpec>
+                    <adminObject id="formsAdapter" jndiName="inbox/forms-it">
+                        <properties.forms-it.inbox/>
+                    </adminObject>
                 </server>
                 """, StandardCharsets.UTF_8);
     }

@@ -79,7 +79,8 @@ final class LibertyServer {
         long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
         while (System.nanoTime() < deadline) {
             String messages = messages();
-            if (messages.contains("CWWKZ0002E")) {
+            // Refused while it deploys (CWWKZ0002E), or when it starts (CWWKZ0012I, not started).
+            if (messages.contains("CWWKZ0002E") || messages.contains("CWWKZ0012I")) {
                 return messages;
             }
             if (messages.contains("CWWKZ0001I")) {
@@ -162,6 +163,15 @@ final class LibertyServer {
     int postTo(String url) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    /** The body of the sample's answer to {@code GET path}; for conditions awaited. */
+    String body(String path) {
+        try {
+            return get(path).body();
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -87,6 +87,17 @@ class SampleOnLibertyIT {
     }
 
     @org.junit.jupiter.api.Test
+    void anAdapterBoundNowhereFailsTheDeploymentNamingWhatToDeclare() throws Exception {
+        db = "sqlite";
+        server.configure(db, List.of("inbox.adapter=inbox/nowhere"));
+        String messages = server.startRefused();
+        assertThat(messages).contains("no Inbox adapter at JNDI name inbox/nowhere",
+                "<adminObject jndiName=\"inbox/nowhere\"><properties.APP.RAR/></adminObject>");
+        assertThat(messages.lines().filter(line -> line.contains("at dev.inbox."))).as("stack trace lines of Inbox")
+                .isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
     void aBadOptionValueFailsTheDeploymentWithOneClearLine() throws Exception {
         db = "sqlite";
         dropTables();
@@ -147,7 +158,7 @@ class SampleOnLibertyIT {
                 return false;
             }
         }, "a publish accepted again once the database is back");
-        await(() -> body("/refunds").contains("{\"order\":48,"), "the refund handled");
+        await(() -> server.body("/refunds").contains("{\"order\":48,"), "the refund handled");
     }
 
     private void stopDatabase() throws IOException, InterruptedException {
@@ -182,17 +193,17 @@ class SampleOnLibertyIT {
                 .isEqualTo(202);
         assertThat(server.post("/refunds", "{\"order\": 44, \"amountCents\": 700, \"crashFirst\": true}").statusCode())
                 .isEqualTo(202);
-        await(() -> body("/receipts").equals(mailed), "every receipt mailed");
-        await(() -> body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":0}"),
+        await(() -> server.body("/receipts").equals(mailed), "every receipt mailed");
+        await(() -> server.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":0}"),
                 "the refunds queue drained");
-        assertThat(body("/refunds")).isEqualTo(recorded);
+        assertThat(server.body("/refunds")).isEqualTo(recorded);
 
         // The same refund again changes nothing: its record's key refuses it, the job is dead-lettered.
         assertThat(server.post("/refunds", "{\"order\": 42, \"amountCents\": 1999}").statusCode()).isEqualTo(202);
-        await(() -> body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":1}"),
+        await(() -> server.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":1}"),
                 "the duplicate refund dead-lettered");
-        assertThat(body("/refunds")).isEqualTo(recorded);
-        assertThat(body("/receipts")).isEqualTo(mailed);
+        assertThat(server.body("/refunds")).isEqualTo(recorded);
+        assertThat(server.body("/receipts")).isEqualTo(mailed);
         assertThat(server.post("/refunds", "{\"order\": 46, \"amountCents\"").statusCode()).isEqualTo(400);
     }
 
@@ -200,7 +211,7 @@ class SampleOnLibertyIT {
         // Refused after its publish: the request's transaction rolls back, and the job with it.
         assertThat(server.post("/thumbnails", "{\"path\": \"notes.txt\"}").statusCode()).isEqualTo(422);
         assertThat(server.post("/thumbnails", "{\"path\": \"cat.png\"}").statusCode()).isEqualTo(202);
-        await(() -> body("/thumbnails").equals("[\"cat.png\"]"), "the thumbnail rendered");
+        await(() -> server.body("/thumbnails").equals("[\"cat.png\"]"), "the thumbnail rendered");
         assertThat(database.count("thumbnail_jobs")).isZero();
     }
 
@@ -209,9 +220,9 @@ class SampleOnLibertyIT {
         await(() -> lockedUntil("report_jobs") != null, "the report claimed");
         Duration lease = Duration.between(Instant.now(), lockedUntil("report_jobs"));
         assertThat(lease).as("the lease the claim wrote").isLessThan(Duration.ofSeconds(4));
-        await(() -> body("/reports").equals("[\"q1\"]"), "the report rendered after outliving its lease");
+        await(() -> server.body("/reports").equals("[\"q1\"]"), "the report rendered after outliving its lease");
         Thread.sleep(3000);
-        assertThat(body("/reports")).as("rendered once: the keeper held the row").isEqualTo("[\"q1\"]");
+        assertThat(server.body("/reports")).as("rendered once: the keeper held the row").isEqualTo("[\"q1\"]");
     }
 
     private void aStopDuringWorkLosesNoJob() throws Exception {
@@ -226,7 +237,7 @@ class SampleOnLibertyIT {
         // The adapter's tasks are short Work: the server's quiesce waits only for the reports in work.
         assertThat(stop).as("the stop with reports in work").isLessThan(DRAIN.plusSeconds(5));
         server.start();
-        await(() -> body("/reports").contains("q2") && body("/reports").contains("q3"), "every report rendered");
+        await(() -> server.body("/reports").contains("q2") && server.body("/reports").contains("q3"), "every report rendered");
         assertThat(database.count("report_jobs")).isZero();
     }
 
@@ -390,12 +401,5 @@ class SampleOnLibertyIT {
         ItDatabase.await(condition, Duration.ofSeconds(60), what);
     }
 
-    private String body(String path) {
-        try {
-            return server.get(path).body();
-        } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
 }
