@@ -1,9 +1,11 @@
 package dev.inbox.cdi;
 
-import dev.inbox.Durations;
 import dev.inbox.InboxException;
-import jakarta.enterprise.event.Observes;
+import dev.inbox.InboxSpec;
+import dev.inbox.Publisher;
 import dev.inbox.SubscriptionOption;
+import dev.inbox.jca.Registration;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
@@ -11,8 +13,12 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.InjectionPoint;
+import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import java.lang.System.Logger.Level;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,6 +41,7 @@ public class InboxExtension implements Extension {
 
     private final Map<String, HandlerMethod> handlers = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
+    private final PublisherRoutes publishers = new PublisherRoutes();
     private final Map<String, Map<SubscriptionOption<?>, Object>> options = new LinkedHashMap<>();
     private Map<SubscriptionOption<?>, Object> brokerSettings = Map.of();
     private Duration drainTimeout;
@@ -63,7 +70,20 @@ public class InboxExtension implements Extension {
         }
     }
 
+    <T, X> void findPublishers(@Observes ProcessInjectionPoint<T, X> event) {
+        InjectionPoint point = event.getInjectionPoint();
+        Type type = point.getType();
+        Type raw = type instanceof ParameterizedType p ? p.getRawType() : type;
+        if (raw != Publisher.class) {
+            return;
+        }
+        point.getQualifiers().stream().filter(Queue.class::isInstance).map(Queue.class::cast).findFirst()
+                .ifPresent(queue -> publishers.add(queue.value(), queue.table(),
+                        point.getMember().getDeclaringClass().getName() + "." + point.getMember().getName()));
+    }
+
     void report(@Observes AfterBeanDiscovery event) {
+        problems.addAll(publishers.problems(handlers));
         problems.forEach(problem -> event.addDefinitionError(new DeploymentException(problem)));
     }
 
@@ -87,19 +107,11 @@ public class InboxExtension implements Extension {
     private static Duration drainTimeout(Config config) {
         return config.getOptionalValue(ConfigKeys.DRAIN_TIMEOUT, String.class)
                 .map(value -> {
-                    Duration drain;
                     try {
-                        drain = Durations.parse(value);
+                        return Registration.drainTimeout("MicroProfile Config key " + ConfigKeys.DRAIN_TIMEOUT, value);
                     } catch (IllegalArgumentException e) {
-                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
-                                + ConfigKeys.DRAIN_TIMEOUT + ": " + e.getMessage());
+                        throw new InboxException(InboxException.Kind.DECLARATION, e.getMessage());
                     }
-                    if (drain.isNegative()) {
-                        throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
-                                + ConfigKeys.DRAIN_TIMEOUT + " = " + value + " is negative: give the time deliveries in"
-                                + " work may take to settle when the application stops, 0 to give them back at once");
-                    }
-                    return drain;
                 })
                 .orElse(null);
     }
@@ -117,6 +129,11 @@ public class InboxExtension implements Extension {
     /** The broker-wide options the configuration sets. */
     Map<SubscriptionOption<?>, Object> brokerSettings() {
         return brokerSettings;
+    }
+
+    /** The tables of queues the application publishes to without a handler, by queue ({@code @Queue(table)}). */
+    Map<String, InboxSpec> publishedTables() {
+        return publishers.tables();
     }
 
     /** The handlers found, by queue. */

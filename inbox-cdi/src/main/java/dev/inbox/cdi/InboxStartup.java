@@ -70,6 +70,7 @@ public class InboxStartup {
             subscriptions.add(QueueOptions.apply(subscription(handler), extension.options(handler.queue())));
             routes.put(handler.queue(), handler.table());
         }
+        routes.putAll(extension.publishedTables());
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
                 extension.brokerSettings(), extension.drainTimeout()));

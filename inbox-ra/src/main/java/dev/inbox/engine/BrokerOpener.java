@@ -52,7 +52,7 @@ final class BrokerOpener {
             transactions = new WriteLockFirst(transactions, dialect);
         }
         this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
-                transactions, new Wakes(transactions));
+                transactions, new Wakes(transactions, config.wakeElsewhere()));
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -59,6 +60,7 @@ public final class InboxBroker implements AutoCloseable {
     private BrokerListener listener = new BrokerListener() {};
     private Executor handlerContext = Runnable::run;
     private DeliveryTransactions deliveryTransactions;
+    private Consumer<String> wakeElsewhere = queue -> {};
     /** Read by publisher() without the broker's lock, which shutdown may hold for its drain. */
     private final Map<String, InboxSpec> routes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
     private final Map<String, Subscription<?>> subscriptions = new LinkedHashMap<>();
@@ -161,6 +163,18 @@ public final class InboxBroker implements AutoCloseable {
     public synchronized InboxBroker dialect(Dialect userDialect) {
         configuring("add a dialect");
         userDialects.add(Objects.requireNonNull(userDialect, "dialect"));
+        return this;
+    }
+
+    /**
+     * Told the queue of rows this broker's publishers made visible (committed) where no
+     * subscription of this broker takes the queue, so that the process can wake the broker that
+     * does: the resource adapter wakes a message-driven bean's subscription this way. Runs on the
+     * publishing thread; keep it quick.
+     */
+    public synchronized InboxBroker wakeElsewhere(Consumer<String> wake) {
+        configuring("set wakeElsewhere");
+        wakeElsewhere = Objects.requireNonNull(wake, "wake");
         return this;
     }
 
@@ -296,7 +310,7 @@ public final class InboxBroker implements AutoCloseable {
         try {
             opened = BrokerOpener.open(new BrokerConfig(url, driverProperties, applicationDataSource, settings,
                     connectionLimit, listenProbeInterval, userDialects, clock, json, threads, listener,
-                    handlerContext, deliveryTransactions, new LinkedHashMap<>(routes),
+                    handlerContext, deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes),
                     List.copyOf(subscriptions.values())));
         } catch (RuntimeException e) {
             lifecycle.close();

@@ -68,7 +68,7 @@ final class OpenedBroker {
 
     /** Wakes the local subscription of {@code queue}, if any. */
     void wake(String queue) {
-        engine.wakes().wake(queue);
+        engine.wakes().wakeLocal(queue);
     }
 
     /** What each queue holds now, by queue name. */

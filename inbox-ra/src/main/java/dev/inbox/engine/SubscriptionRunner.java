@@ -171,7 +171,7 @@ final class SubscriptionRunner {
 
     /** Room or a claim's place came free: a loop that ended for want of them claims once there is enough. */
     private void roomFreed() {
-        if (roomWanted.get() && canClaim() && roomWanted.compareAndSet(true, false)) {
+        if (roomNowEnough()) {
             signalClaims();
         }
     }
@@ -181,9 +181,14 @@ final class SubscriptionRunner {
      * worker takes its next unit, instead of waiting for a thread of its own.
      */
     private void roomFreedOnWorker() {
-        if (roomWanted.get() && canClaim() && roomWanted.compareAndSet(true, false)) {
+        if (roomNowEnough()) {
             idleLoopOrFirst().runHere();
         }
+    }
+
+    /** True once for a loop that ended wanting room, when enough of it is free: the caller wakes a loop. */
+    private boolean roomNowEnough() {
+        return roomWanted.get() && canClaim() && roomWanted.compareAndSet(true, false);
     }
 
     private boolean canClaim() {

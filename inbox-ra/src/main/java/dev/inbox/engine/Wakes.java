@@ -4,18 +4,23 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Wakes a queue's local subscription once rows written to its table are visible: at once for a
  * write that committed on its own; when the delivery transaction it joined commits; when the
- * caller's JTA transaction commits. The one way every publisher and delivery wakes a queue.
+ * caller's JTA transaction commits. The one way every publisher and delivery wakes a queue. A
+ * queue with no local subscription is handed to {@code elsewhere}: another broker of the process
+ * may take it.
  */
 final class Wakes {
     private final Map<String, Runnable> subscriptions = new ConcurrentHashMap<>();
     private final DeliveryTransactions transactions;
+    private final Consumer<String> elsewhere;
 
-    Wakes(DeliveryTransactions transactions) {
+    Wakes(DeliveryTransactions transactions, Consumer<String> elsewhere) {
         this.transactions = transactions;
+        this.elsewhere = elsewhere;
     }
 
     /** {@code wake} runs when rows of {@code queue} become visible. */
@@ -23,12 +28,20 @@ final class Wakes {
         subscriptions.put(queue, wake);
     }
 
-    /** Wakes the local subscription of {@code queue}, if any. */
+    /** Rows of {@code queue} are visible: wakes its local subscription, else tells {@code elsewhere}. */
     void wake(String queue) {
+        if (!wakeLocal(queue)) {
+            elsewhere.accept(queue);
+        }
+    }
+
+    /** Wakes the local subscription of {@code queue}; false when there is none. */
+    boolean wakeLocal(String queue) {
         Runnable wake = subscriptions.get(queue);
         if (wake != null) {
             wake.run();
         }
+        return wake != null;
     }
 
     /**

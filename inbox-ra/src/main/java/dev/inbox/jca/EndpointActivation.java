@@ -18,11 +18,13 @@ import jakarta.resource.spi.endpoint.MessageEndpoint;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -45,23 +47,42 @@ final class EndpointActivation {
         }
     }
 
+    /** How long a subscription that could not open (its table missing, its database out of reach) waits to try again. */
+    static final Duration RETRY_INTERVAL = Duration.ofSeconds(2);
+    /** Attempts (a minute's worth) after which a subscription still waiting is a warning. */
+    private static final int ATTEMPTS_BEFORE_WARNING = 30;
+    private static final System.Logger LOG = System.getLogger(EndpointActivation.class.getName());
+
     private final MessageEndpointFactory factory;
     private final boolean transacted;
     /** The endpoint whose delivery runs on this thread, between its beforeDelivery and afterDelivery. */
     private final ThreadLocal<MessageEndpoint> current = new ThreadLocal<>();
-    private InboxBroker broker;
+    private final String queue;
+    private Supplier<InboxBroker> brokers;
+    private Threads threads;
+    /** The subscription's broker once it opened; null while it waits for its table or database. */
+    private volatile InboxBroker broker;
+    private boolean closed;
+    private int attempts;
+    private String lastFailure;
 
-    private EndpointActivation(MessageEndpointFactory factory, boolean transacted) {
+    private EndpointActivation(MessageEndpointFactory factory, boolean transacted, String queue) {
         this.factory = factory;
         this.transacted = transacted;
+        this.queue = queue;
     }
 
     /**
-     * Opens the bean's subscription and starts it; nothing runs when any part of it is refused.
+     * Checks the bean's declaration and opens its subscription. A declaration that cannot work
+     * fails here and nothing runs. A subscription whose table is missing or whose database is out
+     * of reach (an application that creates its tables when it starts, after the server activated
+     * its beans; a database still starting) is opened again every {@link #RETRY_INTERVAL} in the
+     * background until it opens or the bean is deactivated, as JMS adapters retry their setup.
      *
-     * @param settings applies the adapter's broker-wide properties
-     * @throws InboxException the engine's startup error, or {@code DECLARATION} for a table class the
-     *                        bean's application lacks or a transactional option the bean contradicts
+     * @param settings applies the adapter's broker-wide properties and hooks
+     * @throws InboxException {@code DECLARATION} for a table class the bean's application lacks or
+     *                        a transactional option the bean contradicts, or any startup error of
+     *                        the engine but a missing table and an unreachable database
      */
     static EndpointActivation open(MessageEndpointFactory factory, InboxActivationSpec spec, DataSource dataSource,
             Threads threads, TransactionSynchronizationRegistry registry, Consumer<InboxBroker> settings)
@@ -73,7 +94,7 @@ final class EndpointActivation {
             throw new InboxException(InboxException.Kind.DECLARATION, "the bean " + factory.getActivationName()
                     + " does not implement " + InboxListener.class.getName() + ".onJob", e);
         }
-        EndpointActivation activation = new EndpointActivation(factory, transacted);
+        EndpointActivation activation = new EndpointActivation(factory, transacted, spec.getQueue());
         InboxSpec table = table(factory, spec);
         Subscription<JsonNode> subscription = spec.apply(Subscription.of(spec.getQueue(), table, JsonNode.class,
                 activation::deliver));
@@ -84,14 +105,93 @@ final class EndpointActivation {
                     + (transacted ? " runs onJob in the container's transaction" : " runs onJob without a transaction")
                     + ": remove the property; the bean's transaction attribute (REQUIRED or NOT_SUPPORTED) decides");
         }
-        InboxBroker broker = InboxBroker.fromDataSource(dataSource).threads(threads)
-                .subscribe(subscription.transactional(transacted));
-        if (transacted) {
-            broker.deliveryTransactions(activation.new ContainerTransactions(dataSource, registry));
+        Subscription<JsonNode> declaredSubscription = subscription.transactional(transacted);
+        activation.threads = threads;
+        activation.brokers = () -> {
+            InboxBroker broker = InboxBroker.fromDataSource(dataSource).threads(threads).subscribe(declaredSubscription);
+            if (transacted) {
+                broker.deliveryTransactions(activation.new ContainerTransactions(dataSource, registry));
+            }
+            settings.accept(broker);
+            return broker;
+        };
+        if (!activation.connect()) {
+            activation.retryLater();
         }
-        settings.accept(broker);
-        activation.broker = broker.connect();
         return activation;
+    }
+
+    /** Opens the subscription; false when its table or database is not there yet (logged). */
+    private synchronized boolean connect() {
+        if (closed || broker != null) {
+            return true;
+        }
+        attempts++;
+        try {
+            broker = brokers.get().connect();
+            if (attempts > 1) {
+                LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} after {2} attempts",
+                        factory.getActivationName(), queue, attempts);
+            }
+            return true;
+        } catch (InboxException e) {
+            if (e.kind() != InboxException.Kind.SCHEMA && e.kind() != InboxException.Kind.CONNECT) {
+                throw e;
+            }
+            // An application creating its tables as it starts is the usual cause: said quietly at
+            // first, as a warning once it lasts.
+            boolean lasts = attempts >= ATTEMPTS_BEFORE_WARNING;
+            if (!e.getMessage().equals(lastFailure) || attempts == ATTEMPTS_BEFORE_WARNING) {
+                lastFailure = e.getMessage();
+                LOG.log(lasts ? Level.WARNING : Level.INFO, "Inbox: bean {0} cannot subscribe to queue {1}"
+                        + (lasts ? " after {4} attempts" : " yet") + ": {2}; trying again every {3} s until it can or"
+                        + " the bean stops", factory.getActivationName(), queue, e.getMessage(),
+                        RETRY_INTERVAL.toSeconds(), attempts);
+            }
+            return false;
+        }
+    }
+
+    private void retryLater() {
+        threads.schedule(RETRY_INTERVAL, () -> threads.run("inbox-activation " + queue, this::retry));
+    }
+
+    private void retry() {
+        boolean open;
+        try {
+            open = connect();
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "Inbox: bean " + factory.getActivationName() + " gives up subscribing to queue "
+                    + queue + ": " + e.getMessage() + "; mend it and restart the application", e);
+            return;
+        }
+        if (!open) {
+            try {
+                retryLater();
+            } catch (RuntimeException e) {
+                if (!closed()) { // else the adapter stopped its timer with the bean
+                    LOG.log(Level.ERROR, "Inbox: bean " + factory.getActivationName() + " cannot try again to"
+                            + " subscribe to queue " + queue + ": " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private synchronized boolean closed() {
+        return closed;
+    }
+
+    /** Whether the subscription is open (false while it waits for its table or database). */
+    boolean subscribed() {
+        return broker != null;
+    }
+
+    /** Wakes the subscription if it takes {@code queue}: rows of it were published elsewhere in the process. */
+    void wake(String published) {
+        InboxBroker open = broker;
+        if (open != null && published.equals(queue)) {
+            open.wake(published);
+        }
     }
 
     private static InboxSpec table(MessageEndpointFactory factory, InboxActivationSpec spec) {
@@ -127,7 +227,12 @@ final class EndpointActivation {
 
     /** Stops the subscription: claims stop, deliveries in work settle until {@code drainTimeout}, the rest go back. */
     ShutdownReport close(Duration drainTimeout) {
-        return broker.shutdown(drainTimeout);
+        InboxBroker open;
+        synchronized (this) {
+            closed = true;
+            open = broker;
+        }
+        return open == null ? new ShutdownReport(0, 0, 0, 0) : open.shutdown(drainTimeout);
     }
 
     /**
@@ -225,6 +330,13 @@ final class EndpointActivation {
                     registry.setRollbackOnly();
                 }
                 endpoint.afterDelivery();
+            } catch (ResourceException e) {
+                if (commit) {
+                    throw e;
+                }
+                // Open Liberty reports the rollback asked for as a failed afterDelivery: the
+                // transaction ended all the same, rolled back, which is what this delivery wanted.
+                LOG.log(Level.DEBUG, "afterDelivery after a rollback: {0}", e.getMessage());
             } finally {
                 endpoint.release();
             }

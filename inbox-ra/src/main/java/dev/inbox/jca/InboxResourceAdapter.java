@@ -1,6 +1,5 @@
 package dev.inbox.jca;
 
-import dev.inbox.Durations;
 import dev.inbox.InboxException;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.InboxBroker;
@@ -44,6 +43,7 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
 
     private String dataSource = DEFAULT_DATA_SOURCE;
     private String drainTimeout;
+    private Duration drain;
     /** The broker-wide options set as properties, by property name; an option not here takes its default. */
     private final Map<String, String> brokerProperties = new ConcurrentHashMap<>();
 
@@ -79,7 +79,8 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         }
         InboxBroker broker = InboxBroker.fromDataSource(registration.dataSource())
                 .threads(threads)
-                .handlerContext(registration.context());
+                .handlerContext(registration.context())
+                .wakeElsewhere(this::wake);
         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
             if (option.brokerWide()) {
                 applySetting(broker, option, registration.settings().get(option));
@@ -123,8 +124,7 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     }
 
     private Duration drainTimeout() {
-        return drainTimeout == null ? InboxBroker.DEFAULT_DRAIN
-                : Durations.parse(drainTimeout);
+        return drain == null ? InboxBroker.DEFAULT_DRAIN : drain;
     }
 
     @Override
@@ -168,16 +168,29 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
                                 applySetting(broker, option, null);
                             }
                         }
+                        broker.wakeElsewhere(this::wake);
                     });
             EndpointActivation previous = endpoints.put(factory, activation);
             if (previous != null) {
                 previous.close(drainTimeout());
             }
-            LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} on data source {2}",
-                    factory.getActivationName(), inbox.getQueue(), name);
+            if (activation.subscribed()) {
+                LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} on data source {2}",
+                        factory.getActivationName(), inbox.getQueue(), name);
+            }
         } catch (InboxException e) {
             throw new ResourceException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Rows of {@code queue} were published, by an application or a bean, through a broker with no
+     * subscription to it: wakes the brokers of this adapter that have one, so a bean's queue fed by
+     * an application's publisher (or the other way round) is claimed at once, not at its next poll.
+     */
+    private void wake(String queue) {
+        brokers.values().forEach(registered -> registered.broker().wake(queue));
+        endpoints.values().forEach(activation -> activation.wake(queue));
     }
 
     /** Stops a bean's subscription: its deliveries in work settle until the drain timeout, the rest go back. */
@@ -263,21 +276,10 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
 
     /** Checked here, so a bad value fails the adapter's start naming the property. */
     public void setDrainTimeout(String value) {
-        if (value != null && !value.isBlank()) {
-            Duration drain;
-            try {
-                drain = Durations.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("resource adapter property DrainTimeout: " + e.getMessage(), e);
-            }
-            if (drain.isNegative()) {
-                throw new IllegalArgumentException("resource adapter property DrainTimeout = " + value
-                        + " is negative: give the time deliveries in work may take to settle when an application stops");
-            }
-        }
-        drainTimeout = value == null || value.isBlank() ? null : value.trim();
+        boolean unset = value == null || value.isBlank();
+        drain = unset ? null : Registration.drainTimeout("resource adapter property DrainTimeout", value);
+        drainTimeout = unset ? null : value.trim();
     }
-
 
     @Override
     public boolean equals(Object o) {

@@ -1,5 +1,6 @@
 package dev.inbox.jca;
 
+import dev.inbox.Durations;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
@@ -27,4 +28,26 @@ import javax.sql.DataSource;
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
-        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout) {}
+        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout) {
+
+    /**
+     * A drain timeout as a setting gives it: a duration, not negative (0 gives deliveries in work
+     * back at once).
+     *
+     * @param setting names the setting in the message ({@code MicroProfile Config key inbox.drain-timeout})
+     * @throws IllegalArgumentException naming the setting and what it takes
+     */
+    public static Duration drainTimeout(String setting, String text) {
+        Duration drain;
+        try {
+            drain = Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(setting + ": " + e.getMessage(), e);
+        }
+        if (drain.isNegative()) {
+            throw new IllegalArgumentException(setting + " = " + text.trim() + " is negative: give the time deliveries"
+                    + " in work may take to settle when an application stops, 0 to give them back at once");
+        }
+        return drain;
+    }
+}

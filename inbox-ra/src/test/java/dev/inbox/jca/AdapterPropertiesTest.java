@@ -66,6 +66,12 @@ class AdapterPropertiesTest {
         adapter.setPollInterval("250ms");
         assertThat(adapter.getPollInterval()).isEqualTo("250ms");
         assertThat(adapter.getLease()).isNull();
+        assertThatThrownBy(() -> adapter.setDrainTimeout("-PT5S")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resource adapter property DrainTimeout = -PT5S is negative");
+        assertThatThrownBy(() -> adapter.setDrainTimeout("soon")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resource adapter property DrainTimeout: 'soon' is not a duration");
+        adapter.setDrainTimeout(" 0s ");
+        assertThat(adapter.getDrainTimeout()).isEqualTo("0s");
     }
 
     @Test

@@ -65,6 +65,7 @@ class EndpointActivationTest {
                 case "prefetch" -> spec.setPrefetch(properties[i + 1]);
                 case "table" -> spec.setTable(properties[i + 1]);
                 case "transactional" -> spec.setTransactional(properties[i + 1]);
+                case "pollInterval" -> spec.setPollInterval(properties[i + 1]);
                 default -> throw new IllegalArgumentException(properties[i]);
             }
         }
@@ -169,6 +170,62 @@ class EndpointActivationTest {
                 .isInstanceOf(ResourceException.class)
                 .hasMessageContaining("runs onJob without a transaction");
         assertThat(server.workStarted).as("no Work started").hasValue(0);
+    }
+
+    /**
+     * Open Liberty activates a bean before the application's own start code creates its tables: the
+     * activation succeeds, and the subscription opens once the table is there. A bean deactivated
+     * while it waits never subscribes.
+     */
+    @Test
+    void aBeanWhoseTableIsMissingSubscribesOnceTheApplicationCreatesIt() throws Exception {
+        List<Long> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        MessageEndpointFactory waiting = server.bean((payload, delivery) -> {
+            handled.add(((Number) delivery.id()).longValue());
+            return Outcome.ack();
+        }, false);
+        adapter.endpointActivation(waiting, spec("table", LateJob.class.getName()));
+        MessageEndpointFactory gone = server.bean((payload, delivery) -> {
+            throw new AssertionError("a deactivated bean got job " + delivery.id());
+        }, false);
+        InboxActivationSpec goneSpec = spec("table", LateJob.class.getName());
+        goneSpec.setQueue("gone");
+        adapter.endpointActivation(gone, goneSpec);
+        adapter.endpointDeactivation(gone, goneSpec);
+
+        Thread.sleep(300);
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE late_jobs (id INTEGER PRIMARY KEY, attempt INTEGER NOT NULL DEFAULT 1,"
+                    + " locked_until TEXT, payload BLOB NOT NULL)");
+            for (int job = 1; job <= 10; job++) {
+                s.execute("INSERT INTO late_jobs (payload) VALUES ('{\"job\":" + job + ",\"mode\":\"ack\"}')");
+            }
+        }
+        InboxTestKit.await(() -> count("late_jobs") == 0, EndpointActivation.RETRY_INTERVAL.multipliedBy(5),
+                () -> "handled " + handled);
+        assertThat(handled).hasSize(10).doesNotHaveDuplicates();
+        assertThat(server.endpoints).as("endpoints created, each for the waiting bean: the other never subscribed")
+                .hasSize(10);
+        assertEveryDeliveryPaired();
+    }
+
+    /**
+     * An application that publishes to a bean's queue (a route, no handler of its own) wakes the
+     * bean's subscription when its publish commits, through the adapter: no wait for the poll.
+     */
+    @Test
+    void anApplicationsPublishWakesTheBeanAtOnce() throws Exception {
+        CountDownLatch handled = new CountDownLatch(1);
+        adapter.endpointActivation(server.bean((payload, delivery) -> {
+            handled.countDown();
+            return Outcome.ack();
+        }, false), spec("pollInterval", "60s"));
+        Thread.sleep(500); // the bean's first poll found nothing: the next is a minute away
+        var application = adapter.register(new Registration("publishing-app", server.pool, List.of(),
+                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null));
+        application.publisher("beans", Map.class).publish(Map.of("job", 1, "mode", "ack"));
+        assertThat(handled.await(5, TimeUnit.SECONDS)).as("handled before the bean's next poll").isTrue();
+        adapter.unregister("publishing-app");
     }
 
     @Test

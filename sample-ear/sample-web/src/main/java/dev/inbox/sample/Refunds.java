@@ -11,14 +11,19 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Transactional: the refund's record and its receipt job commit with the refund's settlement,
- * or not at all. The card processor takes the order as its idempotency key.
+ * Transactional: the refund's record, its receipt job and its ledger booking's job commit with the
+ * refund's settlement, or not at all. The card processor takes the order as its idempotency key.
  */
 @ApplicationScoped
 public class Refunds {
     @Inject
     @Queue("receipts")
     Publisher<Receipt> receipts;
+
+    /** Handled by the message-driven {@link LedgerBean}, not a handler method: the publisher names the table. */
+    @Inject
+    @Queue(value = "ledger", table = LedgerJob.class)
+    Publisher<Booking> ledger;
 
     @Inject
     CardProcessor processor;
@@ -35,6 +40,7 @@ public class Refunds {
             return Outcome.drop("refund of order " + refund.order() + " not recorded: " + duplicate.getMessage());
         }
         receipts.publish(new Receipt(refund.order()));
+        ledger.publish(Booking.of(refund));
         if (!processor.refund(refund, delivery.attempt())) {
             return Outcome.retry(); // rolls the record and the receipt back first
         }

@@ -13,7 +13,9 @@ import javax.sql.DataSource;
 
 /**
  * Creates the sample's tables when the application starts, before Inbox opens its handlers (which
- * check the tables), and outside any transaction (MariaDB refuses DDL in an enlisted one).
+ * check the tables), and outside any transaction (MariaDB refuses DDL in an enlisted one). The
+ * server activates the message-driven {@link LedgerBean} earlier still: its subscription opens once
+ * {@code ledger_jobs} is here.
  */
 @ApplicationScoped
 public class Schema {
@@ -25,7 +27,7 @@ public class Schema {
             Object started) throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement s = connection.createStatement()) {
             Types t = Types.of(connection.getMetaData().getDatabaseProductName());
-            for (String queue : new String[] {"thumbnail_jobs", "report_jobs", "refund_jobs"}) {
+            for (String queue : new String[] {"thumbnail_jobs", "report_jobs", "refund_jobs", "ledger_jobs"}) {
                 s.execute("CREATE TABLE IF NOT EXISTS " + queue + " (id " + t.id + ", attempt SMALLINT NOT NULL DEFAULT 1,"
                         + " locked_until " + t.time + ", payload " + t.blob + " NOT NULL)");
             }
@@ -35,6 +37,7 @@ public class Schema {
                     + " attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + t.time + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS reports_rendered (name VARCHAR(500) NOT NULL)");
         }

@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class SampleOnLibertyIT {
     private static final List<String> TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
-            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered");
+            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger");
 
     /** The refunds of the kill test: orders apart from those of the other cases. */
     private static final int ORDERS = 400;
@@ -74,6 +74,7 @@ class SampleOnLibertyIT {
         unknownKeysAreNamedWithTheKeyMeant();
 
         refundsAcceptanceCase();
+        theLedgerBeanBooksOnceAndARollbackComesAgain();
         badRequestsGetAClearAnswer();
         thumbnails();
         aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive();
@@ -197,6 +198,10 @@ class SampleOnLibertyIT {
         await(() -> server.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":0}"),
                 "the refunds queue drained");
         assertThat(server.body("/refunds")).isEqualTo(recorded);
+        // Each refund's booking job committed with it; the message-driven bean books it once.
+        String booked = "[{\"order\":42,\"amountCents\":-1999},{\"order\":43,\"amountCents\":-500},"
+                + "{\"order\":44,\"amountCents\":-700}]";
+        await(() -> server.body("/ledger").equals(booked), "every refund booked in the ledger");
 
         // The same refund again changes nothing: its record's key refuses it, the job is dead-lettered.
         assertThat(server.post("/refunds", "{\"order\": 42, \"amountCents\": 1999}").statusCode()).isEqualTo(202);
@@ -204,7 +209,29 @@ class SampleOnLibertyIT {
                 "the duplicate refund dead-lettered");
         assertThat(server.body("/refunds")).isEqualTo(recorded);
         assertThat(server.body("/receipts")).isEqualTo(mailed);
+        assertThat(server.body("/ledger")).isEqualTo(booked);
         assertThat(server.post("/refunds", "{\"order\": 46, \"amountCents\"").statusCode()).isEqualTo(400);
+    }
+
+    /**
+     * The message-driven bean on the ledger queue (a queue no handler method takes, published to by
+     * the application's {@code @Queue(table = ...)} publisher): its write commits with the ack in the
+     * container's transaction; a retry and an exception roll the write back and the job comes again.
+     */
+    private void theLedgerBeanBooksOnceAndARollbackComesAgain() throws Exception {
+        String before = server.body("/ledger");
+        assertThat(server.post("/ledger", "{\"order\": 900, \"amountCents\": 250}").statusCode()).isEqualTo(202);
+        assertThat(server.post("/ledger", "{\"order\": 901, \"amountCents\": -300, \"failFirst\": true}")
+                .statusCode()).isEqualTo(202);
+        assertThat(server.post("/ledger", "{\"order\": 902, \"amountCents\": 125, \"crashFirst\": true}")
+                .statusCode()).isEqualTo(202);
+        String after = before.substring(0, before.length() - 1) + ",{\"order\":900,\"amountCents\":250},"
+                + "{\"order\":901,\"amountCents\":-300},{\"order\":902,\"amountCents\":125}]";
+        await(() -> database.count("ledger_jobs") == 0, "the ledger queue drained");
+        assertThat(server.body("/ledger")).as("one booking per job: the first attempts of 901 and 902 rolled back")
+                .isEqualTo(after);
+        assertThat(server.body("/queues")).contains("\"ledger\":{\"ready\":0,\"inWork\":0,\"dead\":0}");
+        assertThat(server.post("/ledger", "{\"order\": -1, \"amountCents\": 5}").statusCode()).isEqualTo(400);
     }
 
     private void thumbnails() throws Exception {
@@ -282,6 +309,8 @@ class SampleOnLibertyIT {
         long refundsLeased = database.count("refund_jobs WHERE locked_until IS NOT NULL");
         Set<Long> receiptsInWork = receiptOrdersLeased();
         long receiptJobsAtKill = database.count("receipt_jobs");
+        long ledgerJobsAtKill = database.count("ledger_jobs");
+        long ledgerLeased = database.count("ledger_jobs WHERE locked_until IS NOT NULL");
         assertThat(refundJobsAtKill).as("refund jobs left at the kill: work in flight").isPositive();
         assertThat(recordedAtKill + refundJobsAtKill).as("orders recorded plus orders queued at the kill")
                 .isEqualTo(ORDERS);
@@ -289,11 +318,12 @@ class SampleOnLibertyIT {
         server.startAgain();
         long restarted = System.nanoTime();
         deadline = restarted + Duration.ofSeconds(90).toNanos();
-        while (database.count("refund_jobs") + database.count("receipt_jobs") > 0) {
+        while (database.count("refund_jobs") + database.count("receipt_jobs") + database.count("ledger_jobs") > 0) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("90 s after the restart (refunds and receipts lease " + CRASH_LEASE
                         + "): " + database.count("refund_jobs") + " refund jobs (" + database.count("refund_jobs WHERE locked_until IS NOT NULL")
-                        + " leased) and " + database.count("receipt_jobs") + " receipt jobs left; see "
+                        + " leased), " + database.count("receipt_jobs") + " receipt jobs and "
+                        + database.count("ledger_jobs") + " ledger jobs left; see "
                         + server.outputDir().resolve("logs"));
             }
             Thread.sleep(100);
@@ -311,13 +341,18 @@ class SampleOnLibertyIT {
         });
         // A refund handled twice would find its order recorded: the handler drops it to refund_dead.
         long duplicates = database.count("refund_dead") - deadBefore;
+        Map<Long, Long> bookings = orders("SELECT order_id, COUNT(*) FROM ledger WHERE order_id >= " + FIRST_ORDER
+                + " GROUP BY order_id");
+        Map<Long, Long> bookedCents = orders("SELECT order_id, SUM(amount_cents) FROM ledger WHERE order_id >= "
+                + FIRST_ORDER + " GROUP BY order_id");
+        long bookedTwice = bookings.values().stream().filter(n -> n > 1).count();
         System.out.printf("LIBERTY-KILL db=%s orders=%d handled=%d lost=%d duplicates=%d receipts=%d receipts_lost=%d"
-                + " receipts_mailed_twice=%d | at the kill: recorded=%d queued=%d refunds_in_work=%d receipt_jobs=%d"
-                + " receipts_in_work=%d | kill_after_s=%.1f restart_s=%.1f drained_after_restart_s=%.1f"
-                + " kill_to_drained_s=%.1f%n",
+                + " receipts_mailed_twice=%d ledger_booked=%d ledger_booked_twice=%d | at the kill: recorded=%d"
+                + " queued=%d refunds_in_work=%d receipt_jobs=%d receipts_in_work=%d ledger_jobs=%d ledger_in_work=%d"
+                + " | kill_after_s=%.1f restart_s=%.1f drained_after_restart_s=%.1f kill_to_drained_s=%.1f%n",
                 db, ORDERS, refunds.size(), ORDERS - refunds.size(), duplicates, receipts.size(),
-                ORDERS - receipts.size(), mailedTwice.size(), recordedAtKill, refundJobsAtKill, refundsLeased,
-                receiptJobsAtKill, receiptsInWork.size(), seconds(killed - loaded), seconds(restarted - killed),
+                ORDERS - receipts.size(), mailedTwice.size(), bookings.size(), bookedTwice, recordedAtKill,
+                refundJobsAtKill, refundsLeased, receiptJobsAtKill, receiptsInWork.size(), ledgerJobsAtKill, ledgerLeased, seconds(killed - loaded), seconds(restarted - killed),
                 seconds(recovered - restarted), seconds(recovered - killed));
 
         assertThat(refunds).as("one record per order, with its amount").hasSize(ORDERS)
@@ -331,6 +366,10 @@ class SampleOnLibertyIT {
         assertThat(mailedTwice.values()).as("at most one more mail for a receipt in work at the kill")
                 .allSatisfy(n -> assertThat(n).isEqualTo(2L));
         assertThat(duplicates).as("refunds dead-lettered (a second delivery of a recorded order)").isZero();
+        // The ledger bean is transacted: a booking in work at the kill rolled back with its ack.
+        assertThat(bookings).as("ledger bookings per order, by the message-driven bean").hasSize(ORDERS)
+                .allSatisfy((order, n) -> assertThat(n).as("bookings of order " + order).isEqualTo(1L));
+        assertThat(bookedCents).allSatisfy((order, cents) -> assertThat(cents).isEqualTo(-amount(order)));
     }
 
     private static long amount(long order) {
