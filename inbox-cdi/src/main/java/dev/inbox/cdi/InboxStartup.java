@@ -8,14 +8,13 @@ import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.Registration;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.BeforeDestroyed;
-import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.context.control.RequestContextController;
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.transaction.UserTransaction;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,10 +28,10 @@ import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * Opens the application's handlers on the resource adapter when the application starts, on an
- * application thread: the handler beans are created here, the application's context is captured
- * for the adapter's threads, and its data source is looked up. Shuts them down before the
- * application stops.
+ * Opens the application's handlers on the resource adapter when its web module starts, on a
+ * thread of the module ({@link InboxWebListener}): the handler beans are created here, the
+ * module's context is captured for the adapter's threads, and its data source is looked up. Shuts
+ * them down when the module stops.
  */
 @ApplicationScoped
 public class InboxStartup {
@@ -53,16 +52,20 @@ public class InboxStartup {
     private InboxAdapter adapter;
     private String application;
 
-    void start(@Observes @Initialized(ApplicationScoped.class) Object started)
-            throws NamingException, InterruptedException {
+    /** Opens the application's handlers; {@link InboxWebListener} calls it as the web module starts. */
+    void start() throws NamingException, InterruptedException {
+        InitialContext names = new InitialContext();
+        application = (String) names.lookup("java:app/AppName");
+        ContextService contexts = (ContextService) names.lookup("java:comp/DefaultContextService");
+        UserTransaction userTransaction = (UserTransaction) names.lookup("java:comp/UserTransaction");
+        TransactionSynchronizationRegistry transactionRegistry = (TransactionSynchronizationRegistry) names
+                .lookup("java:comp/TransactionSynchronizationRegistry");
         Config config = ConfigProvider.getConfig();
-        application = (String) new InitialContext().lookup("java:app/AppName");
         adapter = adapter(config.getOptionalValue(ConfigKeys.ADAPTER, String.class)
                 .orElse(InboxAdapter.DEFAULT_JNDI_NAME));
         String dataSourceName = config.getOptionalValue(ConfigKeys.DATA_SOURCE, String.class)
                 .orElse(adapter.getDataSource());
         DataSource dataSource = lookup(dataSourceName);
-        ContextService contexts = (ContextService) new InitialContext().lookup("java:comp/DefaultContextService");
 
         List<Subscription<?>> subscriptions = new ArrayList<>();
         Map<String, InboxSpec> routes = new LinkedHashMap<>();
@@ -72,13 +75,15 @@ public class InboxStartup {
         }
         routes.putAll(extension.publishedTables());
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
-                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource),
+                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource, userTransaction,
+                        transactionRegistry),
                 extension.brokerSettings(), extension.drainTimeout()));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
                 subscriptions.size(), dataSourceName);
     }
 
-    void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object stopping) {
+    /** Shuts the application's broker down; {@link InboxWebListener} calls it as the web module stops. */
+    void stop() {
         if (broker != null) {
             adapter.unregister(application);
         }

@@ -8,8 +8,6 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import javax.sql.DataSource;
 
 /**
@@ -17,22 +15,25 @@ import javax.sql.DataSource;
  * application's JTA data source enlisted in it, and everything the handler writes through a JTA
  * data source joins it. The data source begins it as configured (SQLite: DEFERRED, so without the
  * write lock, which the engine then takes). With a single non-XA data source the server commits it in one phase. A
- * publisher's insert in the caller's JTA transaction wakes its queue once that commits. Runs in
- * the application's context, where {@code java:comp/UserTransaction} resolves.
+ * publisher's insert in the caller's JTA transaction wakes its queue once that commits. The
+ * server's transaction objects are taken once, as the application starts: the adapter's threads
+ * need no {@code java:comp} look-up.
  */
 final class JtaDeliveryTransactions implements DeliveryTransactions {
     private final DataSource dataSource;
-    /** The server's UserTransaction, looked up once in the application's context (a JNDI lookup is costly). */
-    private volatile UserTransaction userTransaction;
-    private volatile TransactionSynchronizationRegistry registry;
+    private final UserTransaction userTransaction;
+    private final TransactionSynchronizationRegistry registry;
 
-    JtaDeliveryTransactions(DataSource dataSource) {
+    JtaDeliveryTransactions(DataSource dataSource, UserTransaction userTransaction,
+            TransactionSynchronizationRegistry registry) {
         this.dataSource = dataSource;
+        this.userTransaction = userTransaction;
+        this.registry = registry;
     }
 
     @Override
     public Open begin(InboxSpec table) throws Exception {
-        UserTransaction transaction = userTransaction();
+        UserTransaction transaction = userTransaction;
         transaction.begin();
         Connection connection;
         try {
@@ -79,8 +80,7 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
     /** Runs {@code action} after the caller's JTA transaction commits, where one is active. */
     @Override
     public boolean afterCommit(Runnable action) {
-        TransactionSynchronizationRegistry registry = registry();
-        if (registry == null || registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
             return false;
         }
         registry.registerInterposedSynchronization(new Synchronization() {
@@ -97,29 +97,5 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
             }
         });
         return true;
-    }
-
-    /** The server's registry, looked up once on a thread of the application (null where there is none). */
-    private TransactionSynchronizationRegistry registry() {
-        TransactionSynchronizationRegistry known = registry;
-        if (known == null) {
-            try {
-                known = (TransactionSynchronizationRegistry) new InitialContext()
-                        .lookup("java:comp/TransactionSynchronizationRegistry");
-            } catch (NamingException e) {
-                return null;
-            }
-            registry = known;
-        }
-        return known;
-    }
-
-    private UserTransaction userTransaction() throws NamingException {
-        UserTransaction known = userTransaction;
-        if (known == null) {
-            known = (UserTransaction) new InitialContext().lookup("java:comp/UserTransaction");
-            userTransaction = known;
-        }
-        return known;
     }
 }

@@ -63,13 +63,14 @@ final class BrokerOpener {
      */
     static OpenedBroker open(BrokerConfig config) {
         Database database = Database.connect(config);
-        LOG.log(Level.INFO, "Inbox broker connected to {0} ({1})", database.where(), database.dialect().name());
         NotificationListener listener = null;
         try {
             BrokerOpener opener = new BrokerOpener(config, database);
             opener.openQueues();
             listener = opener.listen();
             opener.budget.check(database.poolSize(), opener.anyTransactional);
+            LOG.log(Level.INFO, "Inbox broker connected to {0} ({1}) and opened its queues", database.where(),
+                    database.dialect().name());
             return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener);
         } catch (RuntimeException e) {
             if (listener != null) {

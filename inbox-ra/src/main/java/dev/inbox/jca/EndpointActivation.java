@@ -91,7 +91,7 @@ final class EndpointActivation {
         try {
             transacted = factory.isDeliveryTransacted(ON_JOB);
         } catch (NoSuchMethodException e) {
-            throw new InboxException(InboxException.Kind.DECLARATION, "the bean " + factory.getActivationName()
+            throw new InboxException(InboxException.Kind.DECLARATION, "the bean " + beanName(factory)
                     + " does not implement " + InboxListener.class.getName() + ".onJob", e);
         }
         EndpointActivation activation = new EndpointActivation(factory, transacted, spec.getQueue());
@@ -101,7 +101,7 @@ final class EndpointActivation {
         boolean declared = subscription.get(SubscriptionOption.TRANSACTIONAL);
         if (subscription.setting(SubscriptionOption.TRANSACTIONAL).isPresent() && declared != transacted) {
             throw new InboxException(InboxException.Kind.DECLARATION, "queue " + spec.getQueue() + ": the activation"
-                    + " config property transactional is " + declared + ", but the bean " + factory.getActivationName()
+                    + " config property transactional is " + declared + ", but the bean " + beanName(factory)
                     + (transacted ? " runs onJob in the container's transaction" : " runs onJob without a transaction")
                     + ": remove the property; the bean's transaction attribute (REQUIRED or NOT_SUPPORTED) decides");
         }
@@ -121,6 +121,20 @@ final class EndpointActivation {
         return activation;
     }
 
+    /**
+     * The bean as logs name it: its class, and the server's activation name where it says more
+     * (Open Liberty: {@code app#module#Bean}).
+     */
+    static String beanName(MessageEndpointFactory factory) {
+        Class<?> bean = factory.getEndpointClass();
+        String activation = factory.getActivationName();
+        if (bean == null) {
+            return activation;
+        }
+        return activation == null || !activation.contains(bean.getSimpleName()) ? bean.getName()
+                : bean.getName() + " (" + activation + ")";
+    }
+
     /** Opens the subscription; false when its table or database is not there yet (logged). */
     private synchronized boolean connect() {
         if (closed || broker != null) {
@@ -131,7 +145,7 @@ final class EndpointActivation {
             broker = brokers.get().connect();
             if (attempts > 1) {
                 LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} after {2} attempts",
-                        factory.getActivationName(), queue, attempts);
+                        beanName(factory), queue, attempts);
             }
             return true;
         } catch (InboxException e) {
@@ -145,7 +159,7 @@ final class EndpointActivation {
                 lastFailure = e.getMessage();
                 LOG.log(lasts ? Level.WARNING : Level.INFO, "Inbox: bean {0} cannot subscribe to queue {1}"
                         + (lasts ? " after {4} attempts" : " yet") + ": {2}; trying again every {3} s until it can or"
-                        + " the bean stops", factory.getActivationName(), queue, e.getMessage(),
+                        + " the bean stops", beanName(factory), queue, e.getMessage(),
                         RETRY_INTERVAL.toSeconds(), attempts);
             }
             return false;
@@ -161,7 +175,7 @@ final class EndpointActivation {
         try {
             open = connect();
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "Inbox: bean " + factory.getActivationName() + " gives up subscribing to queue "
+            LOG.log(Level.ERROR, "Inbox: bean " + beanName(factory) + " gives up subscribing to queue "
                     + queue + ": " + e.getMessage() + "; mend it and restart the application", e);
             return;
         }
@@ -170,7 +184,7 @@ final class EndpointActivation {
                 retryLater();
             } catch (RuntimeException e) {
                 if (!closed()) { // else the adapter stopped its timer with the bean
-                    LOG.log(Level.ERROR, "Inbox: bean " + factory.getActivationName() + " cannot try again to"
+                    LOG.log(Level.ERROR, "Inbox: bean " + beanName(factory) + " cannot try again to"
                             + " subscribe to queue " + queue + ": " + e.getMessage(), e);
                 }
             }

@@ -176,7 +176,7 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
             }
             if (activation.subscribed()) {
                 LOG.log(Level.INFO, "Inbox: bean {0} subscribed to queue {1} on data source {2}",
-                        factory.getActivationName(), inbox.getQueue(), name);
+                        EndpointActivation.beanName(factory), inbox.getQueue(), name);
             }
         } catch (InboxException e) {
             throw new ResourceException(e.getMessage(), e);
@@ -199,7 +199,7 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         EndpointActivation activation = endpoints.remove(factory);
         if (activation != null) {
             ShutdownReport report = activation.close(drainTimeout());
-            LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", factory.getActivationName(), report);
+            LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", EndpointActivation.beanName(factory), report);
         }
     }
 

@@ -3,11 +3,11 @@ package dev.inbox.sample;
 import dev.inbox.Delivery;
 import dev.inbox.InboxListener;
 import dev.inbox.Outcome;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import java.sql.Connection;
@@ -32,7 +32,7 @@ import javax.sql.DataSource;
 public class LedgerBean implements InboxListener {
     private static final Jsonb JSON = JsonbBuilder.create();
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     @Override

@@ -2,7 +2,6 @@ package dev.inbox.sample;
 
 import dev.inbox.Publisher;
 import dev.inbox.cdi.Queue;
-import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import jakarta.validation.Valid;
@@ -34,7 +33,7 @@ public class LedgerResource {
     @Queue(value = "ledger", table = LedgerJob.class)
     Publisher<Booking> ledger;
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     @POST

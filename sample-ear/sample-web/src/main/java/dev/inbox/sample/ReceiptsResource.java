@@ -1,6 +1,6 @@
 package dev.inbox.sample;
 
-import jakarta.annotation.Resource;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 @Path("receipts")
 public class ReceiptsResource {
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     @GET

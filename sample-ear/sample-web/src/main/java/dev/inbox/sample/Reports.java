@@ -2,7 +2,6 @@ package dev.inbox.sample;
 
 import dev.inbox.Inbound;
 import dev.inbox.Outcome;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -12,7 +11,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /** A one-minute lease and a handler that runs longer: the keeper extends the lease while it draws. */
 @ApplicationScoped
 public class Reports {
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     @Inject

@@ -2,7 +2,6 @@ package dev.inbox.sample;
 
 import dev.inbox.Publisher;
 import dev.inbox.cdi.Queue;
-import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -25,7 +24,7 @@ public class ReportsResource {
     @Queue("reports")
     Publisher<Report> reports;
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     @POST

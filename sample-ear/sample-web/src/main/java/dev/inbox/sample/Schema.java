@@ -1,10 +1,10 @@
 package dev.inbox.sample;
 
 import jakarta.annotation.Priority;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,7 +20,7 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class Schema {
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     void create(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) @Initialized(ApplicationScoped.class)

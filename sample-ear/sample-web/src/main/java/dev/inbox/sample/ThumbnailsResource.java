@@ -2,7 +2,6 @@ package dev.inbox.sample;
 
 import dev.inbox.Publisher;
 import dev.inbox.cdi.Queue;
-import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import jakarta.validation.Valid;
@@ -28,7 +27,7 @@ public class ThumbnailsResource {
     @Queue("thumbnails")
     Publisher<Image> thumbnails;
 
-    @Resource(lookup = "jdbc/inbox")
+    @Inject
     DataSource dataSource;
 
     /**
