@@ -8,6 +8,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.BooleanSupplier;
@@ -72,6 +76,23 @@ final class ItDatabase {
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
             rs.next();
             return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The lease of the first leased row of {@code table}, or null. */
+    Instant lockedUntil(String table) {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT locked_until FROM " + table + " WHERE locked_until IS NOT NULL")) {
+            if (!rs.next()) {
+                return null;
+            }
+            return switch (name) {
+                case "postgres" -> rs.getObject(1, OffsetDateTime.class).toInstant();
+                case "mariadb" -> rs.getObject(1, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+                default -> Instant.parse(rs.getString(1));
+            };
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

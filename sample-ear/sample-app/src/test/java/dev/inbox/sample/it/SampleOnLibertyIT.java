@@ -15,9 +15,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -244,8 +241,8 @@ class SampleOnLibertyIT {
 
     private void aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive() throws Exception {
         server.post("/reports", "{\"name\": \"q1\"}");
-        await(() -> lockedUntil("report_jobs") != null, "the report claimed");
-        Duration lease = Duration.between(Instant.now(), lockedUntil("report_jobs"));
+        await(() -> database.lockedUntil("report_jobs") != null, "the report claimed");
+        Duration lease = Duration.between(Instant.now(), database.lockedUntil("report_jobs"));
         assertThat(lease).as("the lease the claim wrote").isLessThan(Duration.ofSeconds(4));
         await(() -> server.body("/reports").equals("[\"q1\"]"), "the report rendered after outliving its lease");
         Thread.sleep(3000);
@@ -255,7 +252,7 @@ class SampleOnLibertyIT {
     private void aStopDuringWorkLosesNoJob() throws Exception {
         server.post("/reports", "{\"name\": \"q2\"}");
         server.post("/reports", "{\"name\": \"q3\"}");
-        await(() -> lockedUntil("report_jobs") != null, "a report in work");
+        await(() -> database.lockedUntil("report_jobs") != null, "a report in work");
         long t = System.nanoTime();
         server.stop();
         Duration stop = Duration.ofNanos(System.nanoTime() - t);
@@ -413,23 +410,6 @@ class SampleOnLibertyIT {
 
 
 
-
-    /** The lease of the first leased row of {@code table}, or null. */
-    private Instant lockedUntil(String table) {
-        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT locked_until FROM " + table + " WHERE locked_until IS NOT NULL")) {
-            if (!rs.next()) {
-                return null;
-            }
-            return switch (db) {
-                case "postgres" -> rs.getObject(1, OffsetDateTime.class).toInstant();
-                case "mariadb" -> rs.getObject(1, LocalDateTime.class).toInstant(ZoneOffset.UTC);
-                default -> Instant.parse(rs.getString(1));
-            };
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private void dropTables() throws Exception {
         database = new ItDatabase(db, server.outputDir());

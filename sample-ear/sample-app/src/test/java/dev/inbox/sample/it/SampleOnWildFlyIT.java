@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The sample EAR on WildFly, deployed by Arquillian on the database of this run ({@code inbox.test.db},
  * one failsafe execution each): the refunds handler's transactional deliveries, the receipts they
  * publish, and the message-driven ledger bean, whose rollbacks come again and whose bookings commit
- * once with their jobs. The server keeps its data between runs, so each run takes orders of its own.
+ * once with their jobs; a publish rolled back with its request; a lease set by MicroProfile Config.
+ * The server keeps its data between runs, so each run takes orders and names of its own.
  */
 @ExtendWith(ArquillianExtension.class)
 class SampleOnWildFlyIT {
@@ -73,6 +75,32 @@ class SampleOnWildFlyIT {
         ItDatabase.await(() -> get("/queues").contains("\"ledger\":{\"ready\":0,\"inWork\":0")
                 && get("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0"), Duration.ofSeconds(30),
                 "the queues drained");
+    }
+
+    @Test
+    void aPublishInARolledBackRequestLeavesNoJob() throws Exception {
+        long run = System.currentTimeMillis();
+        // The resource publishes, then refuses the file: the request's transaction rolls back, the job with it.
+        assertThat(post("/thumbnails", "{\"path\": \"notes-" + run + ".txt\"}")).isEqualTo(422);
+        assertThat(post("/thumbnails", "{\"path\": \"cat-" + run + ".png\"}")).isEqualTo(202);
+        ItDatabase.await(() -> database.count("thumbnails_rendered WHERE path = 'cat-" + run + ".png'") == 1,
+                Duration.ofSeconds(60), "the thumbnail rendered");
+        assertThat(database.count("thumbnails_rendered WHERE path LIKE 'notes-" + run + "%'")).isZero();
+    }
+
+    /** MicroProfile Config (arquillian.xml's system properties) sets the reports' lease; the keeper extends it. */
+    @Test
+    void aConfigOverrideSetsTheLeaseAndTheKeeperKeepsALongReportAlive() throws Exception {
+        String name = "report-" + System.currentTimeMillis();
+        assertThat(post("/reports", "{\"name\": \"" + name + "\"}")).isEqualTo(202);
+        ItDatabase.await(() -> database.lockedUntil("report_jobs") != null, Duration.ofSeconds(30), "the report claimed");
+        Duration lease = Duration.between(Instant.now(), database.lockedUntil("report_jobs"));
+        assertThat(lease).as("the lease the claim wrote (inbox.queue.reports.lease=PT2S)").isLessThan(Duration.ofSeconds(4));
+        String rendered = "reports_rendered WHERE name = '" + name + "'";
+        ItDatabase.await(() -> database.count(rendered) == 1, Duration.ofSeconds(60),
+                "the report rendered after outliving its lease");
+        Thread.sleep(3000);
+        assertThat(database.count(rendered)).as("rendered once: the keeper held the row").isEqualTo(1);
     }
 
     private String get(String path) {
