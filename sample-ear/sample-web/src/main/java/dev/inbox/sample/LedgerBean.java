@@ -10,8 +10,6 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
@@ -38,12 +36,8 @@ public class LedgerBean implements InboxListener {
     @Override
     public Outcome onJob(String payload, Delivery delivery) throws SQLException {
         Booking booking = JSON.fromJson(payload, Booking.class);
-        try (Connection connection = dataSource.getConnection(); PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO ledger (order_id, amount_cents) VALUES (?, ?)")) {
-            insert.setLong(1, booking.order());
-            insert.setLong(2, booking.amountCents());
-            insert.executeUpdate();
-        }
+        Rows.insert(dataSource, "INSERT INTO ledger (order_id, amount_cents) VALUES (?, ?)", booking.order(),
+                booking.amountCents());
         boolean first = delivery.attempt() == 1;
         if (booking.crashFirst() && first) {
             throw new IllegalStateException("the ledger is closing its books; booking for order " + booking.order()

@@ -12,9 +12,11 @@ final class Rows {
     private Rows() {}
 
     /** Writes one row through the application's JTA data source: inside a delivery's transaction it joins it. */
-    static void insert(DataSource dataSource, String sql, Object value) throws SQLException {
+    static void insert(DataSource dataSource, String sql, Object... values) throws SQLException {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, value);
+            for (int i = 0; i < values.length; i++) {
+                ps.setObject(i + 1, values[i]);
+            }
             ps.executeUpdate();
         }
     }
@@ -29,5 +31,17 @@ final class Rows {
             }
         }
         return values;
+    }
+
+    /** Each row of {@code sql} (an order and an amount in cents). */
+    static List<OrderAmount> orderAmounts(DataSource dataSource, String sql) throws SQLException {
+        List<OrderAmount> rows = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
+                var rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.add(new OrderAmount(rs.getLong(1), rs.getLong(2)));
+            }
+        }
+        return rows;
     }
 }
