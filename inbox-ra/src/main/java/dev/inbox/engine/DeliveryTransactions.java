@@ -46,7 +46,10 @@ public interface DeliveryTransactions {
      * True when a transaction belongs to the thread that began it and ends only there (JTA): the
      * row lock form then claims on the thread that delivers, inside the delivery's transaction, so
      * that the claim, the handler's writes and the settlement commit together. False for a JDBC
-     * transaction, which any thread may end.
+     * transaction, which any thread may end. A server whose transactions are bound to threads also
+     * binds connections to the task that took them (Open Liberty gives a connection still open back
+     * to its pool when the task's local transaction containment ends): the forms that hold a
+     * connection while their rows are worked then claim on the worker too.
      */
     default boolean boundToThread() {
         return false;

@@ -77,6 +77,12 @@ public final class AdvisoryForm implements Form {
         return all;
     }
 
+    /** In a server, the lock session must end in the task that opened it: the worker claims and works its rows. */
+    @Override
+    public boolean claimsOnWorker() {
+        return context.transactions().boundToThread();
+    }
+
     @Override
     public int rowsPerClaim(int batchSize) {
         return batchSize;

@@ -98,7 +98,9 @@ public final class RowLockForm implements Form {
 
     @Override
     public boolean claimsOnWorker() {
-        return inDeliveryTransaction;
+        // Outside a delivery transaction the claim's own transaction holds the rows' locks: in a
+        // server it must end in the task that began it.
+        return inDeliveryTransaction || context.transactions().boundToThread();
     }
 
     @Override
