@@ -14,6 +14,11 @@ public class MalformedJson implements ExceptionMapper<JsonbException> {
 
     @Override
     public Response toResponse(JsonbException e) {
+        return answer(e);
+    }
+
+    /** 400 for a body JSON-B could not read, or the answer of the limit that stopped it being read. */
+    static Response answer(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof WebApplicationException stopped) {
                 return stopped.getResponse(); // the body passed its limit while it was read

@@ -9,6 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Transactional: the refund's record, its receipt job and its ledger booking's job commit with the
@@ -28,12 +29,18 @@ public class Refunds {
     @Inject
     CardProcessor processor;
 
+    /** The server's name, written beside each refund it records: servers on one database tell their work apart. */
+    @Inject
+    @ConfigProperty(name = "sample.node", defaultValue = "sample")
+    String node;
+
     public Outcome issue(@Inbound(queue = "refunds", table = IssueRefund.class, transactional = true,
             maxAttempts = 5, deadLetter = "refund_dead") Refund refund, Delivery delivery) {
         try (PreparedStatement insert = delivery.connection()
-                .prepareStatement("INSERT INTO refunds (order_id, amount_cents) VALUES (?, ?)")) {
+                .prepareStatement("INSERT INTO refunds (order_id, amount_cents, node) VALUES (?, ?, ?)")) {
             insert.setLong(1, refund.order());
             insert.setLong(2, refund.amountCents());
+            insert.setString(3, node);
             insert.executeUpdate();
         } catch (SQLException duplicate) {
             // The same refund published twice: the primary key keeps it to one.

@@ -35,7 +35,8 @@ public class Schema {
                     + t.blob + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS refund_dead (id BIGINT PRIMARY KEY, payload " + t.blob + " NOT NULL,"
                     + " attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + t.time + " NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL,"
+                    + " node VARCHAR(100) NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");
