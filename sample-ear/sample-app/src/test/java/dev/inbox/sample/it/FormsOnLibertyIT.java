@@ -58,7 +58,7 @@ class FormsOnLibertyIT {
         // Rows a kill leaves leased come back after five seconds instead of the default 30.
         server.configure(database, List.of("inbox.queue.it-lease.lease=PT5S"));
         server.start();
-        server.awaitAnswer(API + "/ping");
+        server.api().awaitAnswer(API + "/ping");
 
         for (String form : served) {
             publish(form, "ack", 1, 1);
@@ -84,7 +84,7 @@ class FormsOnLibertyIT {
             atKill.add(form + " " + db.count("it_effects WHERE form = '" + form + "' AND job >= " + LOAD));
         }
         server.startAgain();
-        server.awaitAnswer(API + "/ping");
+        server.api().awaitAnswer(API + "/ping");
         for (String form : served) {
             ItDatabase.await(() -> db.count("it_" + form + "_jobs") == 0, Duration.ofSeconds(120),
                     form + ": the load drained after the restart (handled at the kill: " + atKill + ")");
@@ -110,7 +110,7 @@ class FormsOnLibertyIT {
             }
             return;
         }
-        assertThat(server.postTo(API + "/" + form + "/" + mode + "?from=" + from + "&count=" + count))
+        assertThat(server.api().postTo(API + "/" + form + "/" + mode + "?from=" + from + "&count=" + count))
                 .as("publish to " + form).isEqualTo(202);
     }
 

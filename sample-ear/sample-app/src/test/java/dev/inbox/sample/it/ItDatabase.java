@@ -18,6 +18,10 @@ import java.util.function.BooleanSupplier;
 
 /** The database behind the test server (sqlite, postgres or mariadb), as the tests read and reset it. */
 final class ItDatabase {
+    /** The sample's tables: its queues, and what its handlers write. */
+    static final List<String> SAMPLE_TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
+            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger");
+
     private final String name;
     private final Path sqliteFile;
 

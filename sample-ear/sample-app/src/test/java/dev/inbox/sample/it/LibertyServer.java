@@ -1,10 +1,6 @@
 package dev.inbox.sample.it;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,18 +11,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The Open Liberty server that {@code mvn verify} created with the sample EAR, started and stopped
- * by the tests with its own scripts: once per database, and again to show a stop or a kill loses no job.
+ * The Open Liberty server that {@code mvn verify} created with the sample EAR, for what the
+ * Arquillian suite ({@link SampleIT}) cannot do: start the server on a configuration chosen per test
+ * and read what it logged (a refused deployment, warnings), and run other applications beside the
+ * sample (the forms application, two applications on one adapter). Started, stopped and killed with
+ * its own scripts.
  */
 final class LibertyServer {
     static final String BASE = "http://127.0.0.1:9080/sample/api";
 
     private final Path wlp = Path.of(System.getProperty("inbox.test.liberty.dir"));
     private final Path server = wlp.resolve("usr/servers/defaultServer");
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final SampleApi api = new SampleApi(BASE);
 
     Path outputDir() {
         return server;
+    }
+
+    /** The sample's REST API on this server; other applications' pages by their URL. */
+    SampleApi api() {
+        return api;
     }
 
     /** Points the server at {@code db} (sqlite, postgres, mariadb) with these JVM system properties. */
@@ -50,24 +54,11 @@ final class LibertyServer {
         args.addAll(List.of(options));
         run(args.toArray(String[]::new));
         // A start takes 4-10 s on an idle machine, and over a minute when other builds load it.
-        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
-        String last = "nothing";
-        while (System.nanoTime() < deadline) {
-            try {
-                // The first request initialises REST and JSON-B: on a loaded machine it outlasts 30 s, and
-                // giving up on it only queues another behind it.
-                HttpResponse<String> health = get("/health", Duration.ofSeconds(120));
-                if (health.statusCode() == 200) {
-                    return;
-                }
-                last = health.statusCode() + " " + health.body();
-            } catch (IOException e) {
-                last = e.toString(); // not listening yet
-            }
-            Thread.sleep(500);
+        try {
+            api.awaitSample();
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "; see " + server.resolve("logs"), e);
         }
-        throw new IllegalStateException("the sample did not answer within 240 s (last: " + last + "); see "
-                + server.resolve("logs"));
     }
 
     /**
@@ -133,65 +124,6 @@ final class LibertyServer {
         if (p.waitFor() != 0 && !(args[0].equals("stop") && out.contains("not running"))) {
             throw new IllegalStateException("server " + String.join(" ", args) + " failed: " + out);
         }
-    }
-
-    /**
-     * Waits until {@code url} (another application of the server) answers 200; a first request may
-     * outlast 30 s on a loaded machine, as the sample's does.
-     */
-    void awaitAnswer(String url) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
-        String last = "nothing";
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url))
-                        .timeout(Duration.ofSeconds(120)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() == 200) {
-                    return;
-                }
-                last = answer.statusCode() + " " + answer.body();
-            } catch (IOException e) {
-                last = e.toString();
-            }
-            Thread.sleep(500);
-        }
-        throw new IllegalStateException(url + " did not answer within 240 s (last: " + last + "); see "
-                + server.resolve("logs"));
-    }
-
-    /** Posts an empty body to {@code url}; returns the status. */
-    int postTo(String url) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
-    }
-
-    /** The body of the sample's answer to {@code GET path}; for conditions awaited. */
-    String body(String path) {
-        try {
-            return get(path).body();
-        } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return get(path, Duration.ofSeconds(30));
-    }
-
-    private HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Posts a body of {@code bytes} bytes (a JSON string of that length), as a careless client might. */
-    HttpResponse<String> postLarge(String path, int bytes) throws IOException, InterruptedException {
-        return post(path, "\"" + "x".repeat(bytes - 2) + "\"");
-    }
-
-    HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
     }
 
     /** The server's messages.log, for assertions about what it logged. */

@@ -40,16 +40,16 @@ class SharedAdapterOnLibertyIT {
         server.configure("sqlite", List.of());
         server.start();
         for (String app : SharedAdapterApps.APPS) {
-            server.awaitAnswer("http://127.0.0.1:9080/" + app + "/api/ping");
+            server.api().awaitAnswer("http://127.0.0.1:9080/" + app + "/api/ping");
         }
 
         long from = 1;
         for (String app : SharedAdapterApps.APPS) {
-            assertThat(server.postTo("http://127.0.0.1:9080/" + app + "/api/notes?from=" + from + "&count=" + NOTES))
+            assertThat(server.api().postTo("http://127.0.0.1:9080/" + app + "/api/notes?from=" + from + "&count=" + NOTES))
                     .isEqualTo(202);
             from += NOTES;
         }
-        assertThat(server.post("/thumbnails", "{\"path\": \"shared.png\"}").statusCode()).isEqualTo(202);
+        assertThat(server.api().post("/thumbnails", "{\"path\": \"shared.png\"}").statusCode()).isEqualTo(202);
 
         from = 1;
         for (String app : SharedAdapterApps.APPS) {
@@ -61,7 +61,7 @@ class SharedAdapterOnLibertyIT {
                     .as(app + ": one effect per note of its own, in its own database").isEqualTo(NOTES);
             from += NOTES;
         }
-        ItDatabase.await(() -> server.body("/thumbnails").contains("shared.png"), Duration.ofSeconds(60),
+        ItDatabase.await(() -> server.api().body("/thumbnails").contains("shared.png"), Duration.ofSeconds(60),
                 "the sample's thumbnail rendered by the adapter in its EAR");
         assertThat(server.messages()).contains("Inbox: application notes-a opened 1 handler(s) on data source"
                 + " jdbc/notes-a", "Inbox: application notes-b opened 1 handler(s) on data source jdbc/notes-b");
