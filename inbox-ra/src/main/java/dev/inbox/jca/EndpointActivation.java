@@ -23,6 +23,7 @@ import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -239,14 +240,17 @@ final class EndpointActivation {
         }
     }
 
-    /** Stops the subscription: claims stop, deliveries in work settle until {@code drainTimeout}, the rest go back. */
-    ShutdownReport close(Duration drainTimeout) {
+    /**
+     * Stops the subscription: claims stop, deliveries in work settle until {@code drainTimeout}, the
+     * rest go back. Empty when it had not opened yet (it stops trying).
+     */
+    Optional<ShutdownReport> close(Duration drainTimeout) {
         InboxBroker open;
         synchronized (this) {
             closed = true;
             open = broker;
         }
-        return open == null ? new ShutdownReport(0, 0, 0, 0) : open.shutdown(drainTimeout);
+        return open == null ? Optional.empty() : Optional.of(open.shutdown(drainTimeout));
     }
 
     /**

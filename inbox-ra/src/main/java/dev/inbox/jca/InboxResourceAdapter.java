@@ -20,8 +20,6 @@ import java.util.Objects;
 import java.util.Timer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import javax.sql.DataSource;
 import javax.transaction.xa.XAResource;
 
@@ -198,20 +196,17 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
         EndpointActivation activation = endpoints.remove(factory);
         if (activation != null) {
-            ShutdownReport report = activation.close(drainTimeout());
-            LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", EndpointActivation.beanName(factory), report);
+            String bean = EndpointActivation.beanName(factory);
+            activation.close(drainTimeout()).ifPresentOrElse(
+                    report -> LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", bean, report),
+                    () -> LOG.log(Level.INFO, "Inbox: bean {0} stopped before its subscription opened", bean));
         }
     }
 
     /** A data source by its JNDI name. */
     private static DataSource lookup(String name) {
-        try {
-            return (DataSource) new InitialContext().lookup(name);
-        } catch (NamingException | ClassCastException e) {
-            throw new InboxException(InboxException.Kind.CONNECT, "no data source at JNDI name " + name + " ("
-                    + e.getMessage() + "): declare it in the server's configuration, or name yours with the"
-                    + " activation config property dataSource");
-        }
+        return JndiDataSources.lookup(name, "declare it in the server's configuration, or name yours with the"
+                + " activation config property dataSource");
     }
 
     /** For tests: how data sources are found instead of JNDI. */
