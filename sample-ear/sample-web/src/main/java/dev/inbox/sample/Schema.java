@@ -7,6 +7,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -37,10 +38,20 @@ public class Schema {
                     + " attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + t.time + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL,"
                     + " node VARCHAR(100) NOT NULL)");
+            if (!hasColumn(connection, "refunds", "node")) {
+                // A refunds table of an earlier sample: its rows were recorded before servers were named.
+                s.execute("ALTER TABLE refunds ADD COLUMN node VARCHAR(100) NOT NULL DEFAULT 'sample'");
+            }
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS reports_rendered (name VARCHAR(500) NOT NULL)");
+        }
+    }
+
+    private static boolean hasColumn(Connection connection, String table, String column) throws SQLException {
+        try (ResultSet columns = connection.getMetaData().getColumns(connection.getCatalog(), null, table, column)) {
+            return columns.next();
         }
     }
 
