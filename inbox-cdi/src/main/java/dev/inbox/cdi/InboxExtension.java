@@ -50,6 +50,22 @@ public class InboxExtension implements Extension {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
         event.addAnnotatedType(manager.createAnnotatedType(PublisherProducer.class), PublisherProducer.class.getName());
         event.addAnnotatedType(manager.createAnnotatedType(InboxQueues.class), InboxQueues.class.getName());
+        if (servesHealth()) {
+            for (Class<?> check : new Class<?>[] {InboxHealth.Ready.class, InboxHealth.Live.class,
+                    InboxHealth.Started.class}) {
+                event.addAnnotatedType(manager.createAnnotatedType(check), check.getName());
+            }
+        }
+    }
+
+    /** True where the server serves MicroProfile Health (Liberty's mpHealth feature, WildFly's subsystem). */
+    private static boolean servesHealth() {
+        try {
+            Class.forName("org.eclipse.microprofile.health.HealthCheck", false, InboxExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     <T> void findHandlers(@Observes ProcessManagedBean<T> event) {

@@ -3,8 +3,10 @@ package dev.inbox.cdi;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
+import dev.inbox.engine.BrokerHealth;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.jca.InboxAdapter;
+import dev.inbox.jca.JndiDataSources;
 import dev.inbox.jca.Registration;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -143,13 +145,15 @@ public class InboxStartup {
     }
 
     private static DataSource lookup(String name) {
-        try {
-            return (DataSource) new InitialContext().lookup(name);
-        } catch (NamingException | ClassCastException e) {
-            throw new InboxException(InboxException.Kind.CONNECT, "no data source at JNDI name " + name + " ("
-                    + e.getMessage() + "): declare a <dataSource jndiName=\"" + name + "\"> in server.xml, or set"
-                    + " inbox.datasource to the name of yours");
-        }
+        return JndiDataSources.lookup(name, "declare a data source there (Open Liberty: <dataSource jndiName=\""
+                + name + "\"> in server.xml; WildFly: data-source add --jndi-name=" + name + "), or set MicroProfile"
+                + " Config inbox.datasource to the name of yours");
+    }
+
+    /** The application's broker's health; not running before the application started or after it stopped. */
+    BrokerHealth health() {
+        InboxBroker current = broker;
+        return current == null ? new BrokerHealth(false, List.of(), "") : current.health();
     }
 
     /** The application's broker; fails with {@code CLOSED} before the application started or after it stopped. */

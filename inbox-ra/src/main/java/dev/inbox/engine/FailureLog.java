@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -15,6 +16,23 @@ public final class FailureLog {
     /** Read without the lock on the way to a success, which is the common case on a hot path. */
     private volatile int failures;
     private long firstAt;
+    private String lastDetail;
+
+    /**
+     * A run of failures not yet followed by a success, for health checks.
+     *
+     * @param what     the loop that fails ({@code claiming from table refund_jobs})
+     * @param failures how many in a row
+     * @param lasting  since the first of them
+     * @param detail   the last one's message, free of passwords
+     */
+    public record Outage(String what, int failures, Duration lasting, String detail) {
+        @Override
+        public String toString() {
+            return what + " has failed " + failures + " time" + (failures == 1 ? "" : "s") + " over "
+                    + lasting.toSeconds() + " s: " + detail;
+        }
+    }
 
     /** For a loop that retries with back-off. */
     public FailureLog(System.Logger log, String what) {
@@ -31,12 +49,20 @@ public final class FailureLog {
     /** A failure; {@code detail} is already free of passwords. */
     public synchronized void failed(Supplier<String> detail) {
         int count = ++failures;
+        lastDetail = detail.get();
         if (count == 1) {
             firstAt = System.nanoTime();
-            log.log(Level.WARNING, what + " failed; " + consequence + ": " + detail.get());
+            log.log(Level.WARNING, what + " failed; " + consequence + ": " + lastDetail);
         } else {
-            log.log(Level.DEBUG, () -> what + " failed again (" + count + "): " + detail.get());
+            String text = lastDetail;
+            log.log(Level.DEBUG, () -> what + " failed again (" + count + "): " + text);
         }
+    }
+
+    /** The outage in progress; null once the last attempt succeeded. */
+    public synchronized Outage outage() {
+        return failures == 0 ? null
+                : new Outage(what, failures, Duration.ofNanos(System.nanoTime() - firstAt), lastDetail);
     }
 
     /** A success; logs the recovery when failures came before it. */

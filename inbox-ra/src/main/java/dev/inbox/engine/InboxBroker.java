@@ -53,6 +53,8 @@ public final class InboxBroker implements AutoCloseable {
     private final Map<SubscriptionOption<?>, Object> settings = new HashMap<>();
     private int connectionLimit = 10;
     private Duration listenProbeInterval = Duration.ofSeconds(10);
+    /** Null: each subscription's own, five poll intervals and at least ten seconds. */
+    private volatile Duration stuckAfter;
     private final List<Dialect> userDialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private ObjectMapper json = defaultJson();
@@ -149,6 +151,20 @@ public final class InboxBroker implements AutoCloseable {
             throw new InboxException(Kind.DECLARATION, "connectionLimit must be between 1 and 1000, not " + connections);
         }
         connectionLimit = connections;
+        return this;
+    }
+
+    /**
+     * How late a claim loop may be before {@link #health()} reports its subscription not live: a
+     * claim that has run this long, a loop that has waited this long for a thread, a poll this
+     * late. By default five poll intervals of the subscription, and at least ten seconds. May be
+     * set at any time.
+     */
+    public InboxBroker stuckAfter(Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new InboxException(Kind.DECLARATION, "stuckAfter must be a positive duration, not " + value);
+        }
+        stuckAfter = value;
         return this;
     }
 
@@ -349,6 +365,19 @@ public final class InboxBroker implements AutoCloseable {
     /** What each queue this broker routes holds now, by queue name. */
     public Map<String, QueueStats> stats() {
         return running("read the queues' stats").stats();
+    }
+
+    /**
+     * How the broker is doing, for health checks: whether it runs, whether each subscription's
+     * claims succeed (ready) and come round (live), and whether it listens where it should. Reads
+     * what the loops recorded; it does not touch the database.
+     */
+    public BrokerHealth health() {
+        OpenedBroker opened = lifecycle.opened();
+        if (lifecycle.isClosed() || opened == null) {
+            return new BrokerHealth(false, List.of(), "");
+        }
+        return opened.health(stuckAfter);
     }
 
     /** Wakes the local subscription of {@code queue}, if any: rows were written to its table by other means. */

@@ -67,6 +67,11 @@ final class NotificationListener {
         }
     }
 
+    /** The run of failed LISTEN connections in progress; null while it listens. */
+    FailureLog.Outage outage() {
+        return failures.outage();
+    }
+
     void start(Threads threads) {
         this.threads = threads;
         listening = new SerialTask(threads, "inbox-listener", this::listen);

@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -69,6 +71,14 @@ final class OpenedBroker {
     /** Wakes the local subscription of {@code queue}, if any. */
     void wake(String queue) {
         engine.wakes().wakeLocal(queue);
+    }
+
+    /** Each subscription's health, and the listener's. */
+    BrokerHealth health(Duration stuckAfter) {
+        List<QueueHealth> health = new ArrayList<>();
+        new TreeMap<>(runners).values().forEach(runner -> health.add(runner.health(stuckAfter)));
+        FailureLog.Outage listening = listener == null ? null : listener.outage();
+        return new BrokerHealth(true, List.copyOf(health), listening == null ? "" : listening.toString());
     }
 
     /** What each queue holds now, by queue name. */

@@ -20,6 +20,8 @@ public final class SerialTask {
     private final String name;
     private final BooleanSupplier step;
     private final AtomicInteger state = new AtomicInteger(IDLE);
+    /** When the task was handed to its threads and has not started yet (System.nanoTime()); 0 when not waiting. */
+    private volatile long queuedAt;
 
     /** {@code step} returns true when it has more to do at once. */
     public SerialTask(Threads threads, String name, BooleanSupplier step) {
@@ -72,16 +74,25 @@ public final class SerialTask {
         return true;
     }
 
+    /** How long the task has waited for a thread at {@code now} (System.nanoTime()); 0 when it is not waiting. */
+    public long waitingNanos(long now) {
+        long since = queuedAt;
+        return since == 0 ? 0 : now - since;
+    }
+
     private void submit() {
+        queuedAt = System.nanoTime();
         try {
             threads.run(name, this::runSteps);
         } catch (RuntimeException e) {
+            queuedAt = 0;
             state.set(IDLE);
             LOG.log(Level.ERROR, "task " + name + " could not start; it starts when signalled again", e);
         }
     }
 
     private void runSteps() {
+        queuedAt = 0;
         long end = System.nanoTime() + Threads.SLICE.toNanos();
         while (true) {
             boolean again;

@@ -2,10 +2,12 @@ package dev.inbox.engine;
 
 import dev.inbox.engine.form.Form;
 import java.lang.System.Logger.Level;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -14,6 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Runs one subscription: claim loops that keep a local buffer of claimed rows filled, up to
@@ -70,6 +73,10 @@ final class SubscriptionRunner {
     private final AtomicInteger rowsReleased = new AtomicInteger();
     /** Workers inside a claim that may yet put rows in work (when the form claims on the worker). */
     private final AtomicInteger claiming = new AtomicInteger();
+    /** When the claim in progress began (System.nanoTime()), per claim loop; 0 when none runs. */
+    private final AtomicLongArray claimStarted;
+    /** When the scheduled poll should fire (System.nanoTime()); 0 when none is scheduled. */
+    private volatile long pollFiresAt;
     private volatile boolean stopping;
     private Threads threads;
     private SerialTask[] claimTasks;
@@ -117,6 +124,7 @@ final class SubscriptionRunner {
         this.claimLoops = claimsOnWorker ? workers
                 : batches ? 1 : Math.max(1, Math.min(workers, (workers + ahead + batch - 1) / batch));
         this.openClaims = new Semaphore(form.claimsAtOnce(workers, held));
+        this.claimStarted = new AtomicLongArray(claimLoops);
         this.claimFailures = new FailureLog(LOG, "queue " + queue + ": claiming from table " + table);
     }
 
@@ -207,7 +215,9 @@ final class SubscriptionRunner {
     /** The next claim after the poll interval, unless one is due already. */
     private void pollLater() {
         if (pollDue.compareAndSet(false, true)) {
+            pollFiresAt = System.nanoTime() + settings.pollInterval().toNanos();
             threads.schedule(settings.pollInterval(), () -> {
+                pollFiresAt = 0;
                 pollDue.set(false);
                 signalClaims();
             });
@@ -241,7 +251,7 @@ final class SubscriptionRunner {
             int wanted = batches ? batch : taken;
             List<InFlight> claimed;
             try {
-                claimed = claimsOnWorker ? claimAndWork(taken) : form.claim(clock.instant(), wanted);
+                claimed = claimsOnWorker ? claimAndWork(loop, taken) : timedClaim(loop, wanted);
                 backoffs[loop].succeeded();
             } catch (Throwable e) {
                 giveBack(taken);
@@ -277,7 +287,7 @@ final class SubscriptionRunner {
      * the same context entry (entered again, it could suspend the transaction the claim began). Throws
      * only what the claim threw; the claimed rows' room is given back once they are worked.
      */
-    private List<InFlight> claimAndWork(int roomTaken) throws Exception {
+    private List<InFlight> claimAndWork(int loop, int roomTaken) throws Exception {
         List<List<InFlight>> claimed = new ArrayList<>(1);
         Exception[] failed = new Exception[1];
         claiming.incrementAndGet();
@@ -285,7 +295,7 @@ final class SubscriptionRunner {
             inHandlerContext(claimed, () -> {
                 List<InFlight> rows;
                 try {
-                    rows = form.claim(clock.instant(), 1);
+                    rows = timedClaim(loop, 1);
                 } catch (Exception e) {
                     failed[0] = e;
                     return;
@@ -322,6 +332,67 @@ final class SubscriptionRunner {
             }
             LOG.log(Level.WARNING, "queue " + queue + ": the application's context failed after a delivery", e);
         }
+    }
+
+    /** The form's claim, its start noted for {@link #health}: a claim that never returns is a stuck loop. */
+    private List<InFlight> timedClaim(int loop, int limit) throws SQLException {
+        claimStarted.set(loop, System.nanoTime());
+        try {
+            return form.claim(clock.instant(), limit);
+        } finally {
+            claimStarted.set(loop, 0);
+        }
+    }
+
+    /**
+     * The subscription's health: ready unless its claims (or the form's lease keeper) are failing,
+     * live unless a claim loop is stuck: a claim running, a loop waiting for a thread, or the poll
+     * late by more than {@code stuckAfter} (null: five poll intervals, at least ten seconds).
+     */
+    QueueHealth health(Duration stuckAfterOrDefault) {
+        Duration stuckAfter = stuckAfterOrDefault != null ? stuckAfterOrDefault
+                : Collections.max(List.of(Duration.ofSeconds(10), settings.pollInterval().multipliedBy(5)));
+        List<String> problems = new ArrayList<>();
+        FailureLog.Outage claims = claimFailures.outage();
+        if (claims != null) {
+            problems.add(claims.toString());
+        }
+        FailureLog.Outage keeper = form.outage();
+        if (keeper != null) {
+            problems.add(keeper.toString());
+        }
+        boolean ready = problems.isEmpty();
+        String stuck = stuck(System.nanoTime(), stuckAfter.toNanos());
+        if (stuck != null) {
+            problems.add(stuck);
+        }
+        return new QueueHealth(queue, ready, stuck == null, String.join("; ", problems));
+    }
+
+    private String stuck(long now, long limit) {
+        if (claimTasks == null || stopping) {
+            return null;
+        }
+        for (int loop = 0; loop < claimLoops; loop++) {
+            long started = claimStarted.get(loop);
+            if (started != 0 && now - started > limit) {
+                return "queue " + queue + ": a claim on table " + table + " has run for " + seconds(now - started)
+                        + " s";
+            }
+            long waiting = claimTasks[loop].waitingNanos(now);
+            if (waiting > limit) {
+                return "queue " + queue + ": a claim loop has waited " + seconds(waiting) + " s for a thread";
+            }
+        }
+        long poll = pollFiresAt;
+        if (poll != 0 && now - poll > limit) {
+            return "queue " + queue + ": the poll is " + seconds(now - poll) + " s late";
+        }
+        return null;
+    }
+
+    private static long seconds(long nanos) {
+        return Duration.ofNanos(nanos).toSeconds();
     }
 
     /** Works rows this thread claimed, then gives back their room and their claim's place. */

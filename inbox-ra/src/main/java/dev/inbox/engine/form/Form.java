@@ -1,5 +1,6 @@
 package dev.inbox.engine.form;
 
+import dev.inbox.engine.FailureLog;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.engine.Threads;
@@ -51,6 +52,11 @@ public interface Form {
      * is the subscription's deliveries claimed and not yet done.
      */
     default void start(Threads threads, String name, Collection<InFlight> inWork) {}
+
+    /** The outage of what the form runs beside the workers (the lease keeper), for health checks; null when none. */
+    default FailureLog.Outage outage() {
+        return null;
+    }
 
     /**
      * Shutdown, once the claims have stopped: leases are no longer extended, and the locks of

@@ -3,6 +3,7 @@ package dev.inbox.engine.form;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.engine.DeliveryTransactions;
+import dev.inbox.engine.FailureLog;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.engine.Threads;
@@ -101,6 +102,11 @@ public final class LeaseForm implements Form {
         if (acks != null) {
             acks.start(threads, name + "-acks");
         }
+    }
+
+    @Override
+    public FailureLog.Outage outage() {
+        return keeper.outage();
     }
 
     @Override

@@ -83,6 +83,11 @@ final class LeaseKeeper {
         return false;
     }
 
+    /** The run of failed passes in progress; null when the last pass succeeded. */
+    FailureLog.Outage outage() {
+        return failures.outage();
+    }
+
     void stop() {
         stopping = true;
     }

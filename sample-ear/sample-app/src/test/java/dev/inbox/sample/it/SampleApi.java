@@ -55,7 +55,12 @@ final class SampleApi {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return getAt(base + path);
+    }
+
+    /** {@code GET url}, a page of the server outside the sample (its health endpoints, another application). */
+    HttpResponse<String> getAt(String url) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -16,9 +16,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The sample on Open Liberty where a test chooses the server's configuration and reads its log:
  * settings a careless operator writes (each unknown key named once with the key meant, a bad value
  * failing the deployment in one clear line, an adapter bound nowhere), and the database stopped under
- * the running sample. The sample's behaviour on both servers is {@link SampleIT}'s.
+ * the running sample (a publish answers 503 with Retry-After; Inbox's MicroProfile Health readiness
+ * is DOWN naming the queue and its table, and UP again once the database is back). The sample's
+ * behaviour on both servers is {@link SampleIT}'s.
  */
 class SampleOnLibertyIT {
+    private static final String READY = "http://127.0.0.1:9080/health/ready";
+    private static final String LIVE = "http://127.0.0.1:9080/health/live";
 
     private final LibertyServer server = new LibertyServer();
     private String db;
@@ -76,6 +80,9 @@ class SampleOnLibertyIT {
 
     /** The database stopped under the sample: a publish answers 503 with Retry-After, and works once it is back. */
     private void aDatabaseOutOfReachAnswers503WithRetryAfter() throws Exception {
+        var ready = server.api().getAt(READY);
+        assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+        assertThat(ready.body()).contains("\"inbox-ready\"", "\"queue refunds\":\"UP\"");
         stopDatabase();
         try {
             var refused = server.api().post("/refunds", "{\"order\": 48, \"amountCents\": 100}");
@@ -83,9 +90,15 @@ class SampleOnLibertyIT {
             assertThat(refused.headers().firstValue("Retry-After")).contains("5");
             assertThat(refused.body()).contains("the database is out of reach").doesNotContain("Exception")
                     .doesNotContain("SQL");
+            // MicroProfile Health: not ready, naming the queue and its table, while the loops still come round.
+            await(() -> status(READY) == 503, "/health/ready DOWN while the database is stopped");
+            assertThat(server.api().getAt(READY).body()).contains("\"inbox-ready\"", "DOWN",
+                    "queue refunds", "claiming from table refund_jobs");
+            assertThat(status(LIVE)).as("live: the claim loops come round with back-off").isEqualTo(200);
         } finally {
             startDatabase();
         }
+        await(() -> status(READY) == 200, "/health/ready UP again once the database is back");
         await(() -> {
             try {
                 return server.api().post("/refunds", "{\"order\": 48, \"amountCents\": 100}").statusCode() == 202;
@@ -94,6 +107,14 @@ class SampleOnLibertyIT {
             }
         }, "a publish accepted again once the database is back");
         await(() -> server.api().body("/refunds").contains("{\"order\":48,"), "the refund handled");
+    }
+
+    private int status(String url) {
+        try {
+            return server.api().getAt(url).statusCode();
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void stopDatabase() throws IOException, InterruptedException {

@@ -1,0 +1,24 @@
+package dev.inbox.engine;
+
+import java.util.List;
+
+/**
+ * How a broker is doing, for health checks ({@link InboxBroker#health()}).
+ *
+ * @param running  connected and not shut down
+ * @param queues   each subscription's health, by queue name
+ * @param listener what is wrong with the LISTEN/NOTIFY connection where the broker listens; empty when
+ *                 it listens or does not use one
+ */
+public record BrokerHealth(boolean running, List<QueueHealth> queues, String listener) {
+
+    /** Running, every subscription ready, and listening where it should. */
+    public boolean ready() {
+        return running && listener.isEmpty() && queues.stream().allMatch(QueueHealth::ready);
+    }
+
+    /** No claim loop stuck (a broker not running has none). */
+    public boolean live() {
+        return queues.stream().allMatch(QueueHealth::live);
+    }
+}
