@@ -153,7 +153,7 @@ public class InboxStartup {
     /** The application's broker's health; not running before the application started or after it stopped. */
     BrokerHealth health() {
         InboxBroker current = broker;
-        return current == null ? new BrokerHealth(false, List.of(), "") : current.health();
+        return current == null ? BrokerHealth.notRunning() : current.health();
     }
 
     /** The application's broker; fails with {@code CLOSED} before the application started or after it stopped. */

@@ -12,6 +12,11 @@ import java.util.List;
  */
 public record BrokerHealth(boolean running, List<QueueHealth> queues, String listener) {
 
+    /** A broker not connected yet, or shut down: nothing runs. */
+    public static BrokerHealth notRunning() {
+        return new BrokerHealth(false, List.of(), "");
+    }
+
     /** Running, every subscription ready, and listening where it should. */
     public boolean ready() {
         return running && listener.isEmpty() && queues.stream().allMatch(QueueHealth::ready);

@@ -375,7 +375,7 @@ public final class InboxBroker implements AutoCloseable {
     public BrokerHealth health() {
         OpenedBroker opened = lifecycle.opened();
         if (lifecycle.isClosed() || opened == null) {
-            return new BrokerHealth(false, List.of(), "");
+            return BrokerHealth.notRunning();
         }
         return opened.health(stuckAfter);
     }

@@ -6,7 +6,6 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.ContainerController;
