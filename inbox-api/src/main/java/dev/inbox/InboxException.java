@@ -35,7 +35,9 @@ public class InboxException extends RuntimeException {
          * A broker method called at a point of its life where it cannot run: configuration or a
          * subscription after {@code connect()}, {@code connect()} twice, publishing before it.
          */
-        LIFECYCLE
+        LIFECYCLE,
+        /** An operator's action names a queue, a dead letter or a row that is not there (or no longer). */
+        NOT_FOUND
     }
 
     private final Kind kind;

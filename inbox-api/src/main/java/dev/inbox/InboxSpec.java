@@ -31,6 +31,7 @@ public final class InboxSpec {
     private final Column payload;
     private final Column retryAfter;
     private final Column processedAt;
+    private final Column publishedAt;
     private final Column headers;
     private final Column group;
     private final Column priority;
@@ -39,7 +40,7 @@ public final class InboxSpec {
     private final QueueClock clock;
 
     private InboxSpec(String table, Column id, Column attempt, Column lease, Column advisoryLock, Column payload,
-            Column retryAfter, Column processedAt, Column headers, Column group, Column priority,
+            Column retryAfter, Column processedAt, Column publishedAt, Column headers, Column group, Column priority,
             Isolation isolation, SqliteMode mode, QueueClock clock) {
         this.table = table;
         this.id = id;
@@ -49,6 +50,7 @@ public final class InboxSpec {
         this.payload = payload;
         this.retryAfter = retryAfter;
         this.processedAt = processedAt;
+        this.publishedAt = publishedAt;
         this.headers = headers;
         this.group = group;
         this.priority = priority;
@@ -61,7 +63,7 @@ public final class InboxSpec {
     public static InboxSpec table(String table, Column id) {
         Identifiers.checkTable(table);
         Objects.requireNonNull(id, "id column");
-        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null,
+        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null, null,
                 Isolation.DEFAULT, SqliteMode.DEFAULT, QueueClock.HOST);
     }
 
@@ -88,6 +90,7 @@ public final class InboxSpec {
         spec = spec.payload(plain(recordType, components, Payload.class, Payload::value));
         spec = spec.retryAfter(plain(recordType, components, RetryAfter.class, RetryAfter::value));
         spec = spec.processedAt(plain(recordType, components, ProcessedAt.class, ProcessedAt::value));
+        spec = spec.publishedAt(plain(recordType, components, PublishedAt.class, PublishedAt::value));
         spec = spec.headers(plain(recordType, components, Headers.class, Headers::value));
         spec = spec.group(plain(recordType, components, Group.class, Group::value));
         spec = spec.priority(plain(recordType, components, Priority.class, Priority::value));
@@ -142,61 +145,75 @@ public final class InboxSpec {
     }
 
     private InboxSpec with(Column attempt, Column lease, Column advisoryLock, Column payload, Column retryAfter,
-            Column processedAt, Column headers, Column group, Column priority, Isolation isolation, SqliteMode mode,
-            QueueClock clock) {
-        return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers,
-                group, priority, isolation, mode, clock);
+            Column processedAt, Column publishedAt, Column headers, Column group, Column priority, Isolation isolation,
+            SqliteMode mode, QueueClock clock) {
+        return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
+                headers, group, priority, isolation, mode, clock);
     }
 
     public InboxSpec attempt(Column c) {
-        return with(c, lease, advisoryLock, payload, retryAfter, processedAt, headers, group, priority, isolation, mode, clock);
+        return with(c, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec lease(Column c) {
-        return with(attempt, c, advisoryLock, payload, retryAfter, processedAt, headers, group, priority, isolation, mode, clock);
+        return with(attempt, c, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec advisoryLock(Column c) {
-        return with(attempt, lease, c, payload, retryAfter, processedAt, headers, group, priority, isolation, mode, clock);
+        return with(attempt, lease, c, payload, retryAfter, processedAt, publishedAt, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec payload(Column c) {
-        return with(attempt, lease, advisoryLock, c, retryAfter, processedAt, headers, group, priority, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, c, retryAfter, processedAt, publishedAt, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec retryAfter(Column c) {
-        return with(attempt, lease, advisoryLock, payload, c, processedAt, headers, group, priority, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, payload, c, processedAt, publishedAt, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec processedAt(Column c) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, c, headers, group, priority, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, c, publishedAt, headers, group, priority,
+                isolation, mode, clock);
+    }
+
+    public InboxSpec publishedAt(Column c) {
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, c, headers, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec headers(Column c) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, c, group, priority, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, c, group, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec group(Column c) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, c, priority, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, c, priority,
+                isolation, mode, clock);
     }
 
     public InboxSpec priority(Column c) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group, c, isolation, mode, clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group, c,
+                isolation, mode, clock);
     }
 
     public InboxSpec isolation(Isolation level) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group, priority,
-                Objects.requireNonNull(level), mode, clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group,
+                priority, Objects.requireNonNull(level), mode, clock);
     }
 
     public InboxSpec mode(SqliteMode sqliteMode) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group, priority, isolation,
-                Objects.requireNonNull(sqliteMode), clock);
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group,
+                priority, isolation, Objects.requireNonNull(sqliteMode), clock);
     }
 
     public InboxSpec clock(QueueClock queueClock) {
-        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group, priority, isolation,
-                mode, Objects.requireNonNull(queueClock));
+        return with(attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt, headers, group,
+                priority, isolation, mode, Objects.requireNonNull(queueClock));
     }
 
     /**
@@ -258,6 +275,10 @@ public final class InboxSpec {
         return Optional.ofNullable(processedAt);
     }
 
+    public Optional<Column> publishedAt() {
+        return Optional.ofNullable(publishedAt);
+    }
+
     public Optional<Column> headers() {
         return Optional.ofNullable(headers);
     }
@@ -286,8 +307,8 @@ public final class InboxSpec {
     public List<Column> columns() {
         List<Column> all = new ArrayList<>();
         all.add(id);
-        for (Column c : new Column[] {attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group,
-                priority}) {
+        for (Column c : new Column[] {attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
+                headers, group, priority}) {
             if (c != null) {
                 all.add(c);
             }
@@ -305,14 +326,15 @@ public final class InboxSpec {
         return id.equals(o.id) && Objects.equals(attempt, o.attempt) && Objects.equals(lease, o.lease)
                 && Objects.equals(advisoryLock, o.advisoryLock) && Objects.equals(payload, o.payload)
                 && Objects.equals(retryAfter, o.retryAfter) && Objects.equals(processedAt, o.processedAt)
+                && Objects.equals(publishedAt, o.publishedAt)
                 && Objects.equals(headers, o.headers) && Objects.equals(group, o.group)
                 && Objects.equals(priority, o.priority);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, headers, group,
-                priority, isolation, mode, clock);
+        return Objects.hash(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
+                headers, group,                priority, isolation, mode, clock);
     }
 
     @Override

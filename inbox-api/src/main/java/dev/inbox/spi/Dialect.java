@@ -5,6 +5,7 @@ import dev.inbox.InboxSpec;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,6 +70,15 @@ public interface Dialect {
      * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed
      */
     default void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {}
+
+    /**
+     * True when the database may give a new row of {@code table} the generated id of a deleted one
+     * (SQLite's {@code INTEGER PRIMARY KEY} without {@code AUTOINCREMENT}): such a table cannot send
+     * rows to a dead-letter table keyed by id, where an id may already be.
+     */
+    default boolean reusesIds(Connection connection, TableShape table) throws SQLException {
+        return false;
+    }
 
     /** Prepares {@code sql} on the server, so that a table or column the database lacks fails now. */
     default void prepare(Connection connection, String sql) throws SQLException {
@@ -186,10 +196,21 @@ public interface Dialect {
         return "SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE 1 = 0";
     }
 
-    /** Counts the rows of a queue table not yet processed (all of them, without a processed_at column). */
-    default String countUnfinished(TableShape table) {
-        return "SELECT COUNT(*) FROM " + table.table() + table.name(table.spec().processedAt())
+    /**
+     * A queue's depth in one row: its unfinished rows, those of them due now (claimable, but for
+     * row locks no statement sees), the earliest publish time among those ({@link #readTime}; NULL
+     * without a published_at column), and, on the database's clock, the database's now. Binds {@code :now}
+     * (the host's clock). By default every unfinished row counts as due, with no time.
+     */
+    default String depth(TableShape table) {
+        return "SELECT COUNT(*), COUNT(*), NULL FROM " + table.table() + table.name(table.spec().processedAt())
                 .map(p -> " WHERE " + p + " IS NULL").orElse("");
+    }
+
+    /** Reads a time column (as {@link #bindTime} wrote it) from {@code rs}; null for SQL NULL. */
+    default Instant readTime(ResultSet rs, int column) throws SQLException {
+        java.time.OffsetDateTime time = rs.getObject(column, java.time.OffsetDateTime.class);
+        return time == null ? null : time.toInstant();
     }
 
     /** Counts the rows of {@code table} (a plain name, quoted here), such as a dead-letter table. */

@@ -19,6 +19,12 @@ final class ConfigKeys {
     static final String ADAPTER = "inbox.adapter";
     /** How long deliveries in work may settle when the application stops. */
     static final String DRAIN_TIMEOUT = "inbox.drain-timeout";
+    /** Whether the application serves Inbox's console (default true). */
+    static final String CONSOLE_ENABLED = "inbox.console.enabled";
+    /** Where the console is served in the web module (default {@code /inbox}). */
+    static final String CONSOLE_PATH = "inbox.console.path";
+    /** The role a user needs to open the console (default {@code inbox-admin}). */
+    static final String CONSOLE_ROLE = "inbox.console.role";
     /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
     static final String SERVER_DATABASE = "inbox.db";
 
@@ -44,6 +50,9 @@ final class ConfigKeys {
         known.add(DRAIN_TIMEOUT);
         known.add(ADAPTER);
         known.add(SERVER_DATABASE);
+        known.add(CONSOLE_ENABLED);
+        known.add(CONSOLE_PATH);
+        known.add(CONSOLE_ROLE);
         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
             known.add(option.globalKey());
             for (String queue : queues) {

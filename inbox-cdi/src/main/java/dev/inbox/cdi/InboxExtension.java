@@ -60,8 +60,20 @@ public class InboxExtension implements Extension {
 
     /** True where the server serves MicroProfile Health (Liberty's mpHealth feature, WildFly's subsystem). */
     private static boolean servesHealth() {
+        return visible("org.eclipse.microprofile.health.HealthCheck");
+    }
+
+    /**
+     * True where the application sees the OpenTelemetry API: the server has MicroProfile Telemetry
+     * (Liberty's mpTelemetry-2.0, with third-party APIs visible to the application).
+     */
+    static boolean seesTelemetry() {
+        return visible("io.opentelemetry.api.metrics.Meter");
+    }
+
+    private static boolean visible(String className) {
         try {
-            Class.forName("org.eclipse.microprofile.health.HealthCheck", false, InboxExtension.class.getClassLoader());
+            Class.forName(className, false, InboxExtension.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;

@@ -4,6 +4,7 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.engine.BrokerHealth;
+import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.JndiDataSources;
@@ -51,6 +52,10 @@ public class InboxStartup {
     Instance<RequestContextController> requestContexts;
 
     private volatile InboxBroker broker;
+    /** Deliveries per minute, for the console's sparklines. */
+    private final Throughput throughput = new Throughput(java.time.Clock.systemUTC());
+    /** The application's metrics where it sees MicroProfile Telemetry (typed so that this class loads without it). */
+    private BrokerListener metrics;
     private InboxAdapter adapter;
     private String application;
 
@@ -76,18 +81,24 @@ public class InboxStartup {
             routes.put(handler.queue(), handler.table());
         }
         routes.putAll(extension.publishedTables());
+        metrics = InboxExtension.seesTelemetry() ? InboxMetrics.onContainerMeter(beans, () -> broker) : null;
+        BrokerListener listener = metrics == null ? throughput : BrokerListener.all(List.of(metrics, throughput));
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource, userTransaction,
                         transactionRegistry),
-                extension.brokerSettings(), extension.drainTimeout()));
-        LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}", application,
-                subscriptions.size(), dataSourceName);
+                extension.brokerSettings(), extension.drainTimeout(), listener));
+        LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}{3}", application,
+                subscriptions.size(), dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry"
+                        : "");
     }
 
     /** Shuts the application's broker down; {@link InboxWebListener} calls it as the web module stops. */
     void stop() {
         if (broker != null) {
             adapter.unregister(application);
+        }
+        if (metrics != null) {
+            ((InboxMetrics) metrics).close();
         }
     }
 
@@ -154,6 +165,10 @@ public class InboxStartup {
     BrokerHealth health() {
         InboxBroker current = broker;
         return current == null ? BrokerHealth.notRunning() : current.health();
+    }
+
+    Throughput throughput() {
+        return throughput;
     }
 
     /** The application's broker; fails with {@code CLOSED} before the application started or after it stopped. */

@@ -24,6 +24,7 @@ public class InboxWebListener implements ServletContextListener {
     public void contextInitialized(ServletContextEvent event) {
         try {
             startup.start();
+            Console.register(event.getServletContext(), startup);
         } catch (NamingException e) {
             throw new ConfigurationProblem("Inbox cannot start: the server's " + e.getMessage() + " is missing");
         } catch (InterruptedException e) {

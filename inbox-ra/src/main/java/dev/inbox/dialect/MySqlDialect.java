@@ -166,6 +166,12 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
+    public Instant readTime(ResultSet rs, int column) throws SQLException {
+        LocalDateTime time = rs.getObject(column, LocalDateTime.class);
+        return time == null ? null : time.toInstant(ZoneOffset.UTC);
+    }
+
+    @Override
     public void bindTime(PreparedStatement statement, int index, Instant time) throws SQLException {
         if (time == null) {
             statement.setNull(index, Types.TIMESTAMP);

@@ -9,6 +9,7 @@ import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
@@ -105,6 +106,31 @@ public final class SqliteDialect extends StandardDialect {
             statement.setNull(index, Types.VARCHAR);
         } else {
             statement.setString(index, format(time));
+        }
+    }
+
+    @Override
+    public boolean reusesIds(Connection connection, TableShape table) throws SQLException {
+        String name = table.spec().table();
+        name = name.substring(name.lastIndexOf('.') + 1);
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                // Without AUTOINCREMENT a rowid is max(rowid) + 1: the id of the last row deleted comes again.
+                return rs.next() && rs.getString(1) != null
+                        && !rs.getString(1).toUpperCase(java.util.Locale.ROOT).contains("AUTOINCREMENT");
+            }
+        }
+    }
+
+    @Override
+    public Instant readTime(ResultSet rs, int column) throws SQLException {
+        String text = rs.getString(column);
+        try {
+            return text == null ? null : Instant.parse(text);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null; // written by something other than Inbox: no time rather than no depth
         }
     }
 

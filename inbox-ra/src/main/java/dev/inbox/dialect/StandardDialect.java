@@ -1,5 +1,6 @@
 package dev.inbox.dialect;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.Column;
 import dev.inbox.Identifiers;
 import dev.inbox.InboxException;
@@ -91,6 +92,17 @@ public abstract class StandardDialect implements Dialect {
 
     private static boolean onDatabaseClock(TableShape t) {
         return t.spec().clock() == QueueClock.DATABASE;
+    }
+
+    @Override
+    public String depth(TableShape t) {
+        InboxSpec spec = t.spec();
+        String due = spec.claimForm() == ClaimForm.LEASE ? leaseDue(t) : due(t);
+        String earliest = t.name(spec.publishedAt())
+                .map(c -> "MIN(CASE WHEN " + due + " THEN " + c + " END)").orElse("NULL");
+        return "SELECT COUNT(*), COALESCE(SUM(CASE WHEN " + due + " THEN 1 ELSE 0 END), 0), " + earliest
+                + (onDatabaseClock(t) ? ", " + databaseNow() : "") + " FROM " + t.table()
+                + t.name(spec.processedAt()).map(p -> " WHERE " + p + " IS NULL").orElse("");
     }
 
     /** The lease form's rows that no lease holds at {@code :now}, and that are due. */
@@ -269,6 +281,10 @@ public abstract class StandardDialect implements Dialect {
         spec.priority().ifPresent(c -> {
             columns.add(t.name(c));
             values.add(":priority");
+        });
+        spec.publishedAt().ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(stamp(t, "published"));
         });
         // A publish delay lives in retry_after, or in a lease table without one, in the lease column.
         spec.retryAfter().or(spec::lease).ifPresent(c -> {

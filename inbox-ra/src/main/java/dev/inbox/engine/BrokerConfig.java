@@ -25,11 +25,13 @@ import javax.sql.DataSource;
  * @param settings             the broker-wide options set on the broker; the others take their default
  * @param deliveryTransactions how transactional deliveries open their transaction; null for JDBC on the broker's pool
  * @param wakeElsewhere        told of rows made visible in a queue no subscription of this broker takes
+ * @param pauseTable           the table of paused queues
  * @param routes               every queue's table: those routed and those subscribed
  */
 record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
-        List<Dialect> dialects, Clock clock, ObjectMapper json, Threads threads, BrokerListener listener,
+        String pauseTable, List<Dialect> dialects, Clock clock, ObjectMapper json, Threads threads,
+        BrokerListener listener,
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
         List<Subscription<?>> subscriptions) {

@@ -40,6 +40,7 @@ final class BrokerOpener {
     private final Map<String, SubscriptionRunner> runners = new LinkedHashMap<>();
     private final Map<String, String> deadLetterTables = new LinkedHashMap<>();
     private final Map<String, Runnable> channels = new LinkedHashMap<>();
+    private QueuePauses pauses;
     private boolean anyTransactional;
 
     private BrokerOpener(BrokerConfig config, Database database) {
@@ -71,7 +72,8 @@ final class BrokerOpener {
             opener.budget.check(database.poolSize(), opener.anyTransactional);
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1}) and opened its queues", database.where(),
                     database.dialect().name());
-            return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener);
+            return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener,
+                    opener.pauses);
         } catch (RuntimeException e) {
             if (listener != null) {
                 try {
@@ -90,6 +92,8 @@ final class BrokerOpener {
         boolean brokerNotifies = config.setting(SubscriptionOption.LISTEN_NOTIFY);
         config.subscriptions().forEach(this::checkDeclaration);
         try (Connection connection = database.open()) {
+            pauses = new QueuePauses(database, connection, config.pauseTable(),
+                    config.setting(SubscriptionOption.POLL_INTERVAL), config.clock());
             Map<String, OpenedTable> tables = new LinkedHashMap<>();
             for (Map.Entry<String, InboxSpec> route : config.routes().entrySet()) {
                 tables.put(route.getKey(), OpenedTable.open(connection, dialect, route.getValue()));
@@ -109,7 +113,7 @@ final class BrokerOpener {
                 InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
                         notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
-                                spec.table() + "." + spec.payload().orElseThrow().name())));
+                                spec.table() + "." + spec.payload().orElseThrow().name()), config.listener()));
             }
         } catch (SQLException e) {
             throw database.unreachable(e);
@@ -141,6 +145,14 @@ final class BrokerOpener {
         String deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER)
                 .map(dead -> table.deadLetterInsert(connection, dialect, dead, claimForm == ClaimForm.LEASE))
                 .orElse(null);
+        if (deadLetter != null && spec.id().isGenerated() && dialect.reusesIds(connection, table.shape())) {
+            throw new InboxException(Kind.DECLARATION, "queue " + queue + ": table " + spec.table() + " gives a new"
+                    + " row the id of the last row deleted (SQLite's INTEGER PRIMARY KEY without AUTOINCREMENT), so a"
+                    + " row could reach dead-letter table " + subscription.get(SubscriptionOption.DEAD_LETTER)
+                    + " with an id already there, and its move would fail every time: declare the id column INTEGER"
+                    + " PRIMARY KEY AUTOINCREMENT (SQLite cannot alter it: create the new table, copy the rows into"
+                    + " it, drop the old one)");
+        }
         Duration lease = wholeSeconds(config.setting(subscription, SubscriptionOption.LEASE));
         RunnerSettings settings = new RunnerSettings(subscription.get(SubscriptionOption.WORKERS),
                 subscription.get(SubscriptionOption.BATCH_SIZE),
@@ -154,7 +166,8 @@ final class BrokerOpener {
                     + " due again at once and the retry back-off cannot space its attempts; add a retry_after column"
                     + " (a nullable time, @RetryAfter) to the table and its description", queue, spec.table());
         }
-        SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener());
+        SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
+                deadLetter != null);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
                 reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional(),
                 engine.transactions());
@@ -172,7 +185,7 @@ final class BrokerOpener {
                 subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
                 reports);
         SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), form, deliverer, settings,
-                subscription.isBatch(), config.clock(), config.listener());
+                subscription.isBatch(), config.clock(), config.listener(), pauses);
         engine.wakes().register(queue, runner::wake);
         if (deadLetter != null) {
             deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -137,15 +138,29 @@ final class BrokerPublisher<T> implements Publisher<T> {
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
     private void insert(PublishQueue target, Connection connection, Collection<?> payloads, PublishOptions options)
             throws SQLException {
+        List<byte[]> encoded = new ArrayList<>(payloads.size());
+        for (Object payload : payloads) {
+            encoded.add(encode(required(payload)));
+        }
+        insertEncoded(target, connection, encoded, options);
+    }
+
+    /**
+     * Inserts payloads already written as JSON (a dead letter's, moved back) on {@code connection},
+     * in its transaction; the caller wakes the queue once it commits.
+     */
+    void insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads, PublishOptions options)
+            throws SQLException {
         OpenedTable table = target.table();
         Dialect dialect = target.database().dialect();
         check(options);
         Sql insert = table.insert();
-        Instant due = options.delay().isZero() ? null : dialect.deadline(target.clock().instant(), options.delay());
+        Instant now = target.clock().instant();
+        Instant due = options.delay().isZero() ? null : dialect.deadline(now, options.delay());
+        Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
-            for (Object payload : payloads) {
-                byte[] json = encode(required(payload));
+            for (byte[] json : payloads) {
                 target.limit().check(queue, json.length);
                 if (table.binaryPayload()) {
                     insert.setBytes(ps, "payload", json);
@@ -163,6 +178,9 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
                 }
                 insert.setTime(ps, "due", due, dialect);
+                if (published != null) {
+                    insert.setTime(ps, "published", published, dialect);
+                }
                 insert.set(ps, "delay", options.delay().isZero() ? null : options.delay().toMillis());
                 if (payloads.size() == 1) {
                     ps.executeUpdate();
@@ -174,6 +192,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 ps.executeBatch();
             }
         }
+        target.listener().published(queue, payloads.size());
         if (target.notifies()) {
             // Delivered when the insert's transaction commits, to every process listening.
             Sql notify = table.notifyStatement();

@@ -10,6 +10,7 @@ import dev.inbox.engine.form.HandlerTransaction;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -139,6 +140,7 @@ final class Deliverer<T> {
         }
         List<Outcome> outcomes;
         Throwable failure = null;
+        long started = System.nanoTime();
         try {
             outcomes = batchHandler.handle(Collections.unmodifiableList(payloads), List.copyOf(deliveries));
             if (outcomes == null || outcomes.size() != deliveries.size()) {
@@ -158,6 +160,7 @@ final class Deliverer<T> {
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
             failure = e;
         }
+        engine.listener().handled(queue, deliveries.size(), Duration.ofNanos(System.nanoTime() - started), failure);
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
         List<Outcome> settled = new ArrayList<>(deliveries.size());
@@ -183,19 +186,23 @@ final class Deliverer<T> {
 
     /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
     private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
+        long started = System.nanoTime();
+        Result result;
         try {
             Outcome outcome = handler.handle(payload, delivery);
-            return new Result(outcome == null ? Outcome.ack() : outcome, null);
+            result = new Result(outcome == null ? Outcome.ack() : outcome, null);
         } catch (InterruptedException e) {
             if (stopping.getAsBoolean()) {
                 return null;
             }
             Thread.currentThread().interrupt();
-            return new Result(Outcome.retry(), e);
+            result = new Result(Outcome.retry(), e);
         } catch (Throwable e) {
             // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
-            return new Result(Outcome.retry(), e);
+            result = new Result(Outcome.retry(), e);
         }
+        engine.listener().handled(queue, 1, Duration.ofNanos(System.nanoTime() - started), result.failure());
+        return result;
     }
 
     /** The outcome that settles an attempt, and one log line when it failed. */
@@ -309,6 +316,8 @@ final class Deliverer<T> {
                 delivery.markSettled();
                 LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
                 engine.listener().settlementFailed(queue, delivery.id(), Outcome.ack(), e);
+                engine.listener().finished(queue, e.kind() == InboxException.Kind.DATABASE
+                        ? BrokerListener.Result.FAILED : BrokerListener.Result.LEASE_LOST);
                 return false;
             }
             delivery.markSettled();

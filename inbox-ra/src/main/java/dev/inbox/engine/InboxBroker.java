@@ -44,6 +44,8 @@ import javax.sql.DataSource;
 public final class InboxBroker implements AutoCloseable {
     /** How long {@link #shutdown()} lets deliveries in work settle. */
     public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
+    /** The table of paused queues that {@link #pause} writes, unless {@link #pauseTable} names another. */
+    public static final String DEFAULT_PAUSE_TABLE = "inbox_paused";
 
     private final String url;
     private final Properties driverProperties;
@@ -53,6 +55,7 @@ public final class InboxBroker implements AutoCloseable {
     private final Map<SubscriptionOption<?>, Object> settings = new HashMap<>();
     private int connectionLimit = 10;
     private Duration listenProbeInterval = Duration.ofSeconds(10);
+    private String pauseTable = DEFAULT_PAUSE_TABLE;
     /** Null: each subscription's own, five poll intervals and at least ten seconds. */
     private volatile Duration stuckAfter;
     private final List<Dialect> userDialects = new ArrayList<>();
@@ -172,6 +175,17 @@ public final class InboxBroker implements AutoCloseable {
     public synchronized InboxBroker listenProbeInterval(Duration interval) {
         configuring("set listenProbeInterval");
         listenProbeInterval = SubscriptionOption.POLL_INTERVAL.check("listen probe interval", interval);
+        return this;
+    }
+
+    /**
+     * The table of paused queues ({@code queue VARCHAR(200) PRIMARY KEY, paused_at} a time), shared
+     * by every server on the database; default {@value #DEFAULT_PAUSE_TABLE}. Where it does not exist
+     * when the broker connects, nothing is paused and {@link #pause} fails naming it.
+     */
+    public synchronized InboxBroker pauseTable(String table) {
+        configuring("set the pause table");
+        pauseTable = dev.inbox.Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
         return this;
     }
 
@@ -325,7 +339,7 @@ public final class InboxBroker implements AutoCloseable {
         OpenedBroker opened;
         try {
             opened = BrokerOpener.open(new BrokerConfig(url, driverProperties, applicationDataSource, settings,
-                    connectionLimit, listenProbeInterval, userDialects, clock, json, threads, listener,
+                    connectionLimit, listenProbeInterval, pauseTable, userDialects, clock, json, threads, listener,
                     handlerContext, deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes),
                     List.copyOf(subscriptions.values())));
         } catch (RuntimeException e) {
@@ -361,6 +375,66 @@ public final class InboxBroker implements AutoCloseable {
 
     /** Publishers made, one per queue and payload type: each is checked once. */
     private record PublisherKey(String queue, Class<?> payloadType) {}
+
+    /**
+     * The dead letters of {@code queue}, newest first, at most {@code limit}.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not subscribe to with a
+     *                        dead-letter table
+     */
+    public List<DeadLetter> deadLetters(String queue, int limit) {
+        return deadLetterRows(queue, "list dead letters").list(limit);
+    }
+
+    /**
+     * Moves dead letter {@code id} of {@code queue} back into the queue: its payload and headers
+     * become a new job on its first attempt (with the same id where the table does not generate
+     * ids), in the transaction that deletes the dead row.
+     *
+     * @throws InboxException {@code NOT_FOUND} for an unknown queue, or an id its dead-letter table
+     *                        does not hold (never there, or retried or deleted already)
+     */
+    public void retryDeadLetter(String queue, Object id) {
+        deadLetterRows(queue, "retry a dead letter").retry(id);
+    }
+
+    /**
+     * Deletes dead letter {@code id} of {@code queue}.
+     *
+     * @throws InboxException {@code NOT_FOUND} as {@link #retryDeadLetter} does
+     */
+    public void deleteDeadLetter(String queue, Object id) {
+        deadLetterRows(queue, "delete a dead letter").delete(id);
+    }
+
+    /**
+     * Pauses {@code queue}: its claims stop on every server sharing the database within one poll
+     * interval; deliveries in work finish. Pausing a paused queue changes nothing.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know; {@code SCHEMA}
+     *                        where the pause table was missing when the broker connected
+     */
+    public void pause(String queue) {
+        running("pause a queue").pause(queue);
+    }
+
+    /** Resumes {@code queue} on every server within one poll interval (here at once); as {@link #pause} fails. */
+    public void resume(String queue) {
+        running("resume a queue").resume(queue);
+    }
+
+    /** The queues paused now, as this broker last read its pause table (empty without the table). */
+    public java.util.Set<String> paused() {
+        return running("list paused queues").paused();
+    }
+
+    private DeadLetterRows deadLetterRows(String queue, String what) {
+        OpenedBroker opened = running(what);
+        Objects.requireNonNull(queue, "queue");
+        BrokerPublisher<?> publisher = routes.containsKey(queue) ? (BrokerPublisher<?>) publisher(queue, Object.class)
+                : null;
+        return opened.deadLetters(queue, publisher, json);
+    }
 
     /** What each queue this broker routes holds now, by queue name. */
     public Map<String, QueueStats> stats() {

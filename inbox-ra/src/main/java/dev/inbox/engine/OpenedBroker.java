@@ -1,12 +1,16 @@
 package dev.inbox.engine;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
+import dev.inbox.spi.Dialect;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +29,13 @@ final class OpenedBroker {
     private final Map<String, SubscriptionRunner> runners;
     private final Map<String, String> deadLetterTables;
     private final NotificationListener listener;
+    private final QueuePauses pauses;
     private boolean started;
 
     /** @param listener null where no subscription listens for notifications */
     OpenedBroker(EngineContext engine, Map<String, PublishQueue> queues, Map<String, SubscriptionRunner> runners,
-            Map<String, String> deadLetterTables, NotificationListener listener) {
+            Map<String, String> deadLetterTables, NotificationListener listener, QueuePauses pauses) {
+        this.pauses = pauses;
         this.engine = engine;
         this.queues = Map.copyOf(queues);
         this.runners = runners;
@@ -81,24 +87,92 @@ final class OpenedBroker {
         return new BrokerHealth(true, List.copyOf(health), listening == null ? "" : listening.toString());
     }
 
+    /**
+     * The dead-letter table of {@code queue}, for an operator.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not subscribe to with a
+     *                        dead-letter table
+     */
+    DeadLetterRows deadLetters(String queue, BrokerPublisher<?> publisher, com.fasterxml.jackson.databind.ObjectMapper
+            json) {
+        String dead = deadLetterTables.get(queue);
+        if (dead == null) {
+            throw new InboxException(InboxException.Kind.NOT_FOUND, "queue " + queue + " has no dead-letter table"
+                    + " here: " + (runners.containsKey(queue) ? "its subscription declares none (deadLetter(...))"
+                    : "no subscription of this broker handles it"));
+        }
+        return new DeadLetterRows(queue, dead, queues.get(queue), publisher, json);
+    }
+
+    void pause(String queue) {
+        pauses.pause(known(queue));
+    }
+
+    void resume(String queue) {
+        pauses.resume(known(queue));
+        wake(queue);
+    }
+
+    java.util.Set<String> paused() {
+        return pauses.all();
+    }
+
+    private String known(String queue) {
+        if (!queues.containsKey(queue)) {
+            throw new InboxException(InboxException.Kind.NOT_FOUND, "queue " + queue + " is unknown to this broker:"
+                    + " it neither subscribes to it nor routes it");
+        }
+        return queue;
+    }
+
     /** What each queue holds now, by queue name. */
     Map<String, QueueStats> stats() {
         Map<String, QueueStats> stats = new TreeMap<>();
         Database database = engine.database();
+        Dialect dialect = database.dialect();
         try (Connection connection = database.open()) {
             for (PublishQueue queue : queues.values()) {
-                long unfinished = count(connection, database.dialect().countUnfinished(queue.table().shape()));
                 SubscriptionRunner runner = runners.get(queue.queue());
-                long inWork = runner == null ? 0 : runner.inWork();
                 String dead = deadLetterTables.get(queue.queue());
-                stats.put(queue.queue(), new QueueStats(Math.max(0, unfinished - inWork), inWork,
-                        dead == null ? 0 : count(connection, database.dialect().countRows(dead))));
+                stats.put(queue.queue(), depth(connection, dialect, queue.table(),
+                        runner == null ? 0 : runner.inWork(),
+                        dead == null ? 0 : count(connection, dialect.countRows(dead))));
             }
         } catch (SQLException e) {
             throw new InboxException(InboxException.Kind.DATABASE, "counting the queues' rows failed: "
                     + database.redact(e.getMessage()), e);
         }
         return stats;
+    }
+
+    private QueueStats depth(Connection connection, Dialect dialect, OpenedTable table, long inWork, long dead)
+            throws SQLException {
+        Sql depth = new Sql("depth", dialect.depth(table.shape()));
+        Instant now = engine.clock().instant();
+        try (PreparedStatement ps = depth.prepare(connection)) {
+            if (depth.uses("now")) {
+                depth.setTime(ps, "now", dialect.stored(now), dialect);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long unfinished = rs.getLong(1);
+                long due = rs.getLong(2);
+                Instant earliest = dialect.readTime(rs, 3);
+                if (rs.getMetaData().getColumnCount() > 3) {
+                    now = dialect.readTime(rs, 4); // the table keeps the database's clock
+                }
+                // The lease form's rows in work hold a lease, so they are not due; the other forms' look due.
+                boolean leased = table.spec().claimForm() == ClaimForm.LEASE;
+                long ready = Math.max(0, due - (leased ? 0 : inWork));
+                long scheduled = Math.max(0, unfinished - due - (leased ? inWork : 0));
+                Duration oldest = table.spec().publishedAt().isEmpty() ? null
+                        : earliest == null || ready == 0 ? Duration.ZERO : Duration.between(earliest, now);
+                if (oldest != null && oldest.isNegative()) {
+                    oldest = Duration.ZERO; // clocks apart by a little
+                }
+                return new QueueStats(ready, inWork, scheduled, dead, oldest);
+            }
+        }
     }
 
     private static long count(Connection connection, String sql) throws SQLException {

@@ -5,7 +5,8 @@ import java.time.Clock;
 /**
  * What a publisher of one queue works with once its broker has opened: the queue's table (its
  * insert prepared at open), the database, the clock for delays, how the queue wakes, whether an
- * insert notifies other processes, and the largest payload its subscribers can read.
+ * insert notifies other processes, the largest payload its subscribers can read, and who hears of
+ * each publish.
  */
 record PublishQueue(String queue, OpenedTable table, Database database, Clock clock, Wakes wakes, boolean notifies,
-        Payloads.Limit limit) {}
+        Payloads.Limit limit, BrokerListener listener) {}

@@ -16,11 +16,13 @@ final class SettlementReports implements Reports {
     private final String table;
     private final BrokerListener listener;
     private final FailureLog failures;
+    private final boolean deadLetters;
 
-    SettlementReports(String queue, String table, BrokerListener listener) {
+    SettlementReports(String queue, String table, BrokerListener listener, boolean deadLetters) {
         this.queue = queue;
         this.table = table;
         this.listener = listener;
+        this.deadLetters = deadLetters;
         this.failures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + table,
                 "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
                         + " a settlement succeeds");
@@ -30,12 +32,18 @@ final class SettlementReports implements Reports {
     public void settled(InFlight delivery, Outcome outcome) {
         failures.succeeded();
         listener.settled(queue, delivery.id(), delivery.attempt(), outcome);
+        listener.finished(queue, switch (outcome.kind()) {
+            case ACK -> BrokerListener.Result.ACK;
+            case RETRY -> BrokerListener.Result.RETRY;
+            case DROP -> deadLetters ? BrokerListener.Result.DEAD_LETTER : BrokerListener.Result.DROP;
+        });
     }
 
     @Override
     public void lost(InFlight delivery, Outcome outcome, InboxException error) {
         LOG.log(Level.WARNING, "{0}", error.getMessage());
         listener.settlementFailed(queue, delivery.id(), outcome, error);
+        listener.finished(queue, BrokerListener.Result.LEASE_LOST);
     }
 
     @Override
@@ -47,5 +55,6 @@ final class SettlementReports implements Reports {
         // One warning per outage, however many rows it catches.
         failures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
         listener.settlementFailed(queue, delivery.id(), outcome, failure);
+        listener.finished(queue, BrokerListener.Result.FAILED);
     }
 }

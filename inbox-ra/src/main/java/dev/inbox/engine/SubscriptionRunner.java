@@ -46,6 +46,7 @@ final class SubscriptionRunner {
     private final RunnerSettings settings;
     private final Clock clock;
     private final BrokerListener listener;
+    private final QueuePauses pauses;
     private final boolean batches;
     /** True when each worker claims for itself and works what it claimed on its own thread. */
     private final boolean claimsOnWorker;
@@ -101,7 +102,8 @@ final class SubscriptionRunner {
     }
 
     SubscriptionRunner(String queue, String table, Form form, Deliverer<?> deliverer, RunnerSettings settings,
-            boolean batches, Clock clock, BrokerListener listener) {
+            boolean batches, Clock clock, BrokerListener listener, QueuePauses pauses) {
+        this.pauses = pauses;
         this.batches = batches;
         this.queue = queue;
         this.table = table;
@@ -236,6 +238,10 @@ final class SubscriptionRunner {
             if (stopping) {
                 return false;
             }
+            if (pauses.paused(queue)) {
+                pollLater(); // paused by an operator: look again a poll interval on
+                return false;
+            }
             int taken = takeRoom();
             if (taken == 0) {
                 return awaitRoom();
@@ -336,9 +342,12 @@ final class SubscriptionRunner {
 
     /** The form's claim, its start noted for {@link #health}: a claim that never returns is a stuck loop. */
     private List<InFlight> timedClaim(int loop, int limit) throws SQLException {
-        claimStarted.set(loop, System.nanoTime());
+        long started = System.nanoTime();
+        claimStarted.set(loop, started);
         try {
-            return form.claim(clock.instant(), limit);
+            List<InFlight> rows = form.claim(clock.instant(), limit);
+            listener.claimed(queue, rows.size(), Duration.ofNanos(System.nanoTime() - started));
+            return rows;
         } finally {
             claimStarted.set(loop, 0);
         }

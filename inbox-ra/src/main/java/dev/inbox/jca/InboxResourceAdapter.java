@@ -87,6 +87,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (registration.transactions() != null) {
             broker.deliveryTransactions(registration.transactions());
         }
+        if (registration.listener() != null) {
+            broker.listener(registration.listener());
+        }
         registration.routes().forEach(broker::route);
         registration.subscriptions().forEach(broker::subscribe);
         Registered registered = new Registered(broker, registration.drainTimeout() != null

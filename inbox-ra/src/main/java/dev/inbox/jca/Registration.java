@@ -4,6 +4,7 @@ import dev.inbox.Durations;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
+import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.DeliveryTransactions;
 import java.time.Duration;
 import java.util.List;
@@ -25,10 +26,11 @@ import javax.sql.DataSource;
  *                     sets ({@code inbox.<option>}); the adapter's properties set the others
  * @param drainTimeout how long deliveries in work may settle when the application stops
  *                     ({@code inbox.drain-timeout}); null for the adapter's {@code DrainTimeout}
+ * @param listener     hears the broker's events (the application's metrics); null for none
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
-        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout) {
+        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener) {
 
     /**
      * A drain timeout as a setting gives it: a duration, not negative (0 gives deliveries in work

@@ -23,7 +23,7 @@ class BadInputTest {
 
     private static InboxTestKit kit(List<Job> seen) {
         return InboxTestKit.sqlite().execute(
-                "CREATE TABLE bad_jobs (id INTEGER PRIMARY KEY, attempt INTEGER NOT NULL DEFAULT 1, locked_until TEXT,"
+                "CREATE TABLE bad_jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER NOT NULL DEFAULT 1, locked_until TEXT,"
                         + " payload BLOB)",
                 "CREATE TABLE bad_dead (id BIGINT PRIMARY KEY, payload BLOB, attempt INTEGER NOT NULL,"
                         + " error TEXT NOT NULL, failed_at TEXT NOT NULL)")

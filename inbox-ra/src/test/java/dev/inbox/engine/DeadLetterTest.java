@@ -4,6 +4,7 @@ import static dev.inbox.engine.TestTable.Feature.ATTEMPT;
 import static dev.inbox.engine.TestTable.Feature.HEADERS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.PublishOptions;
@@ -106,6 +107,29 @@ class DeadLetterTest {
                 .isInstanceOfSatisfying(InboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(InboxException.Kind.SCHEMA);
                     assertThat(e.getMessage()).contains(DEAD, "payload", "error", "failed_at");
+                });
+    }
+
+    /**
+     * A SQLite table whose ids come again (INTEGER PRIMARY KEY without AUTOINCREMENT) would send a
+     * second row to the dead-letter table with an id already there, and fail that move for ever: it is
+     * refused when the subscription opens, saying how to declare the table.
+     */
+    @org.junit.jupiter.api.Test
+    void aSqliteTableThatReusesIdsCannotDeadLetter() {
+        TestDatabase db = TestDatabase.SQLITE;
+        table = TestTable.of("dl_jobs", ClaimForm.LEASE, ATTEMPT);
+        table.createDeadLetter(db, DEAD);
+        db.execute("DROP TABLE IF EXISTS dl_jobs", "CREATE TABLE dl_jobs (id INTEGER PRIMARY KEY, attempt INTEGER NOT"
+                + " NULL DEFAULT 1, locked_until TEXT, payload BLOB NOT NULL)");
+        kit = InboxTestKit.on(db.dataSource())
+                .subscribe(Subscription.of("dl", table.spec(), Job.class, (job, d) -> Outcome.ack())
+                        .maxAttempts(3).deadLetter(DEAD));
+        org.assertj.core.api.Assertions.assertThatThrownBy(kit::start)
+                .isInstanceOfSatisfying(InboxException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(InboxException.Kind.DECLARATION);
+                    assertThat(e.getMessage()).contains("table dl_jobs gives a new row the id of the last row"
+                            + " deleted", "INTEGER PRIMARY KEY AUTOINCREMENT");
                 });
     }
 }

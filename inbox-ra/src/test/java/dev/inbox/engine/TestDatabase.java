@@ -126,7 +126,7 @@ enum TestDatabase {
             case MARIADB, CONNECTOR_J, MYSQL -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
                     + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until DATETIME NULL, payload BLOB NOT NULL)"
                     + " ENGINE=InnoDB";
-            case SQLITE -> "CREATE TABLE " + table + " (id INTEGER PRIMARY KEY,"
+            case SQLITE -> "CREATE TABLE " + table + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                     + " attempt INTEGER NOT NULL DEFAULT 1, locked_until TEXT, payload BLOB NOT NULL)";
         };
         execute("DROP TABLE IF EXISTS " + table, ddl);

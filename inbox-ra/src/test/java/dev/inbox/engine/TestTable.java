@@ -9,7 +9,7 @@ import java.util.Set;
 
 /** A queue table with the columns a test needs: its DDL on each database and its description. */
 final class TestTable {
-    enum Feature { ATTEMPT, LEASE, ADVISORY, RETRY_AFTER, PROCESSED_AT, HEADERS, GROUP, PRIORITY }
+    enum Feature { ATTEMPT, LEASE, ADVISORY, RETRY_AFTER, PROCESSED_AT, PUBLISHED_AT, HEADERS, GROUP, PRIORITY }
 
     private final String name;
     private final Set<Feature> features;
@@ -56,6 +56,9 @@ final class TestTable {
         if (features.contains(Feature.PROCESSED_AT)) {
             spec = spec.processedAt(Column.of("processed_at"));
         }
+        if (features.contains(Feature.PUBLISHED_AT)) {
+            spec = spec.publishedAt(Column.of("published_at"));
+        }
         if (features.contains(Feature.HEADERS)) {
             spec = spec.headers(Column.of("headers"));
         }
@@ -74,7 +77,7 @@ final class TestTable {
         columns.add(switch (db) {
             case POSTGRES -> "id BIGSERIAL PRIMARY KEY";
             case MARIADB, CONNECTOR_J, MYSQL -> "id BIGINT AUTO_INCREMENT PRIMARY KEY";
-            case SQLITE -> "id INTEGER PRIMARY KEY";
+            case SQLITE -> "id INTEGER PRIMARY KEY AUTOINCREMENT";
         });
         String time = switch (db) {
             case POSTGRES -> "TIMESTAMPTZ";
@@ -95,6 +98,9 @@ final class TestTable {
         }
         if (features.contains(Feature.PROCESSED_AT)) {
             columns.add("processed_at " + time);
+        }
+        if (features.contains(Feature.PUBLISHED_AT)) {
+            columns.add("published_at " + time);
         }
         if (features.contains(Feature.HEADERS)) {
             columns.add("headers " + json(db));

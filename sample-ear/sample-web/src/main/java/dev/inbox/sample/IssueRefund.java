@@ -5,6 +5,7 @@ import dev.inbox.Id;
 import dev.inbox.InboxTable;
 import dev.inbox.LockedUntil;
 import dev.inbox.Payload;
+import dev.inbox.PublishedAt;
 import java.time.Instant;
 
 /** The refunds queue (lease form, transactional deliveries). {@link Schema} creates its table. */
@@ -13,4 +14,5 @@ public record IssueRefund(
         @Id(generated = true) long id,
         @Attempt(generated = true) short attempt,
         @LockedUntil Instant lockedUntil,
+        @PublishedAt Instant publishedAt,
         @Payload byte[] payload) {}

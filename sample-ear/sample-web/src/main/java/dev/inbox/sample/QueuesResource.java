@@ -14,9 +14,9 @@ import java.util.TreeMap;
 @Path("queues")
 public class QueuesResource {
 
-    /** One queue's rows. */
-    @JsonbPropertyOrder({"ready", "inWork", "dead"})
-    public record Counts(long ready, long inWork, long dead) {}
+    /** One queue's rows, and how long its oldest ready job has waited (queues whose table has published_at). */
+    @JsonbPropertyOrder({"ready", "inWork", "scheduled", "dead", "oldestReadySeconds"})
+    public record Counts(long ready, long inWork, long scheduled, long dead, Long oldestReadySeconds) {}
 
     @Inject
     InboxQueues queues;
@@ -25,7 +25,8 @@ public class QueuesResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Counts> queues() {
         Map<String, Counts> out = new TreeMap<>();
-        queues.stats().forEach((queue, s) -> out.put(queue, new Counts(s.ready(), s.inWork(), s.dead())));
+        queues.stats().forEach((queue, s) -> out.put(queue, new Counts(s.ready(), s.inWork(), s.scheduled(), s.dead(),
+                s.oldestReady() == null ? null : s.oldestReady().toSeconds())));
         return out;
     }
 }

@@ -20,7 +20,8 @@ import java.util.function.BooleanSupplier;
 final class ItDatabase {
     /** The sample's tables: its queues, and what its handlers write. */
     static final List<String> SAMPLE_TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
-            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger");
+            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger",
+            "inbox_paused");
 
     private final String name;
     private final Path sqliteFile;
@@ -71,6 +72,13 @@ final class ItDatabase {
             for (String table : tables) {
                 s.execute("DROP TABLE IF EXISTS " + table);
             }
+        }
+    }
+
+    /** Runs {@code sql} (as an operator would by hand). */
+    void execute(String sql) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute(sql);
         }
     }
 

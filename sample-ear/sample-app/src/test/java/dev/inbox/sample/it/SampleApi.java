@@ -17,7 +17,7 @@ final class SampleApi {
     }
 
     /**
-     * Waits until {@code url} answers 200 (the sample's {@code /health}, or another application's
+     * Waits until {@code url} answers 200 (the sample's {@code /queues}, or another application's
      * page). The first request initialises REST and JSON-B: on a loaded machine it outlasts 30 s, and
      * giving up on it only queues another behind it.
      */
@@ -40,9 +40,9 @@ final class SampleApi {
         throw new IllegalStateException(url + " did not answer within 240 s (last: " + last + ")");
     }
 
-    /** Waits until the sample answers. */
+    /** Waits until the sample answers with its queues: Inbox has started. */
     void awaitSample() throws InterruptedException {
-        awaitAnswer(base + "/health");
+        awaitAnswer(base + "/queues");
     }
 
     /** The body of the sample's answer to {@code GET path}; for conditions awaited. */

@@ -88,7 +88,7 @@ class SampleIT {
     @Test
     @Order(1)
     void refundsCommitOnceWithTheirReceiptsAndBookings() throws Exception {
-        assertThat(api.body("/health")).as("the data source of this run").contains(switch (db) {
+        assertThat(api.body("/database")).as("the data source of this run").contains(switch (db) {
             case "postgres" -> "PostgreSQL";
             case "mariadb" -> "MariaDB";
             default -> "SQLite";
@@ -104,7 +104,8 @@ class SampleIT {
         assertThat(api.post("/refunds", "{\"order\": 44, \"amountCents\": 700, \"crashFirst\": true}").statusCode())
                 .isEqualTo(202);
         await(() -> api.body("/receipts").equals(mailed), "every receipt mailed");
-        await(() -> api.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":0}"),
+        await(() -> api.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"scheduled\":0,\"dead\":0,"
+                + "\"oldestReadySeconds\":0}"),
                 "the refunds queue drained");
         assertThat(api.body("/refunds")).isEqualTo(recorded);
         // Each refund's booking job committed with it; the message-driven bean books it once.
@@ -114,7 +115,8 @@ class SampleIT {
 
         // The same refund again changes nothing: its record's key refuses it, the job is dead-lettered.
         assertThat(api.post("/refunds", "{\"order\": 42, \"amountCents\": 1999}").statusCode()).isEqualTo(202);
-        await(() -> api.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"dead\":1}"),
+        await(() -> api.body("/queues").contains("\"refunds\":{\"ready\":0,\"inWork\":0,\"scheduled\":0,\"dead\":1,"
+                + "\"oldestReadySeconds\":0}"),
                 "the duplicate refund dead-lettered");
         assertThat(api.body("/refunds")).isEqualTo(recorded);
         assertThat(api.body("/receipts")).isEqualTo(mailed);
@@ -141,7 +143,7 @@ class SampleIT {
         await(() -> database.count("ledger_jobs") == 0, "the ledger queue drained");
         assertThat(api.body("/ledger")).as("one booking per job: the first attempts of 901 and 902 rolled back")
                 .isEqualTo(after);
-        assertThat(api.body("/queues")).contains("\"ledger\":{\"ready\":0,\"inWork\":0,\"dead\":0}");
+        assertThat(api.body("/queues")).contains("\"ledger\":{\"ready\":0,\"inWork\":0,\"scheduled\":0,\"dead\":0}");
         assertThat(api.post("/ledger", "{\"order\": -1, \"amountCents\": 5}").statusCode()).isEqualTo(400);
     }
 

@@ -3,9 +3,11 @@ package dev.inbox.sample.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,8 +19,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * settings a careless operator writes (each unknown key named once with the key meant, a bad value
  * failing the deployment in one clear line, an adapter bound nowhere), and the database stopped under
  * the running sample (a publish answers 503 with Retry-After; Inbox's MicroProfile Health readiness
- * is DOWN naming the queue and its table, and UP again once the database is back). The sample's
- * behaviour on both servers is {@link SampleIT}'s.
+ * is DOWN naming the queue and its table, and UP again once the database is back), and Inbox's
+ * metrics of a known load in the exporter the server logs to. The sample's behaviour on both
+ * servers is {@link SampleIT}'s.
  */
 class SampleOnLibertyIT {
     private static final String READY = "http://127.0.0.1:9080/health/ready";
@@ -44,6 +47,129 @@ class SampleOnLibertyIT {
         server.start();
         unknownKeysAreNamedWithTheKeyMeant();
         aDatabaseOutOfReachAnswers503WithRetryAfter();
+    }
+
+    /**
+     * A known load on PostgreSQL: five refunds, one more whose handler throws on its first attempt, and a
+     * duplicate that is dead-lettered. The logging exporter the sample's server uses (messages.log,
+     * here every second) shows each count, the depth and the durations.
+     */
+    @Test
+    void theMetricsOfAKnownLoadReachTheSamplesExporter() throws Exception {
+        db = "postgres";
+        dropTables();
+        server.configure(db, List.of("otel.metric.export.interval=1000"));
+        server.start();
+        SampleApi api = server.api();
+        for (int order = 1; order <= 5; order++) {
+            assertThat(api.post("/refunds", "{\"order\": " + order + ", \"amountCents\": 100}").statusCode())
+                    .isEqualTo(202);
+        }
+        assertThat(api.post("/refunds", "{\"order\": 6, \"amountCents\": 100, \"crashFirst\": true}").statusCode())
+                .isEqualTo(202);
+        assertThat(api.post("/refunds", "{\"order\": 1, \"amountCents\": 100}").statusCode()).isEqualTo(202);
+        Map<String, String> refunds = Map.of("messaging.system", "inbox", "messaging.destination.name", "refunds");
+        await(() -> Double.valueOf(1).equals(exported().value("inbox.queue.jobs", with(refunds, "inbox.job.state",
+                "dead"))) && Double.valueOf(6).equals(exported().value("inbox.jobs.handled", with(refunds,
+                "inbox.outcome", "ack"))), "the load's metrics exported");
+
+        ExportedMetrics metrics = exported();
+        assertThat(metrics.value("messaging.client.sent.messages", refunds)).isEqualTo(7);
+        assertThat(metrics.value("messaging.client.consumed.messages", refunds)).as("six refunds, one twice")
+                .isEqualTo(8);
+        assertThat(metrics.value("inbox.jobs.handled", with(refunds, "inbox.outcome", "retry"))).isEqualTo(1);
+        assertThat(metrics.value("inbox.jobs.handled", with(refunds, "inbox.outcome", "dead_letter"))).isEqualTo(1);
+        for (String state : List.of("ready", "in_work", "scheduled")) {
+            assertThat(metrics.value("inbox.queue.jobs", with(refunds, "inbox.job.state", state))).as(state).isZero();
+        }
+        assertThat(metrics.value("inbox.queue.oldest_ready.age", refunds)).as("refund_jobs has published_at")
+                .isZero();
+        assertThat(metrics.lastLine("messaging.process.duration")).contains("unit=s");
+        assertThat(metrics.histogramCount("messaging.process.duration", refunds)).as("handler calls").isEqualTo(8);
+        assertThat(metrics.histogramCount("messaging.process.duration", with(refunds, "error.type",
+                "java.lang.IllegalStateException"))).as("order 6's first attempt threw").isEqualTo(1);
+        assertThat(metrics.lastLine("messaging.client.operation.duration")).contains("unit=s");
+        assertThat(metrics.histogramCount("messaging.client.operation.duration", with(refunds,
+                "messaging.operation.name", "receive"))).as("claims").isPositive();
+    }
+
+    /**
+     * The console's API on MariaDB, as the sample's administrator: a duplicate refund's dead letter
+     * listed, retried once its cause is gone (handled, then NOT_FOUND when retried again), another
+     * deleted; the refunds queue paused (a refund waits) and resumed (it is recorded); strangers and
+     * users without the role refused, bad ids, queues and limits answered with a 4xx.
+     */
+    @Test
+    void theConsoleApiRetriesDeletesPausesAndRefusesOthers() throws Exception {
+        db = "mariadb";
+        dropTables();
+        String password = "console-" + System.nanoTime();
+        server.configure(db, List.of("sample.admin.password=" + password));
+        server.start();
+        SampleApi api = server.api();
+        ConsoleApi admin = new ConsoleApi("admin", password);
+        assertThat(new ConsoleApi(null, null).get("/api/queues").statusCode()).as("no credentials").isEqualTo(401);
+        assertThat(new ConsoleApi("admin", "wrong").get("/api/queues").statusCode()).isEqualTo(401);
+        assertThat(new ConsoleApi("viewer", password).get("/api/queues").statusCode()).as("no role").isEqualTo(403);
+        assertThat(admin.get("/api/queues").body()).contains("\"refunds\":{\"queue\":\"refunds\"");
+
+        // A duplicate refund is dead-lettered; once its record is gone, a retry records it.
+        assertThat(api.post("/refunds", "{\"order\": 1, \"amountCents\": 100}").statusCode()).isEqualTo(202);
+        await(() -> database.count("refunds") == 1, "refund 1 recorded");
+        assertThat(api.post("/refunds", "{\"order\": 1, \"amountCents\": 100}").statusCode()).isEqualTo(202);
+        await(() -> admin.body("/api/queues/refunds/dead-letters").contains("not recorded"), "the duplicate dead");
+        String id = firstId(admin.body("/api/queues/refunds/dead-letters"));
+        assertThat(admin.post("/api/queues/refunds/dead-letters/" + id + "/retry", false).statusCode())
+                .as("no API header").isEqualTo(403);
+        database.execute("DELETE FROM refunds");
+        assertThat(admin.post("/api/queues/refunds/dead-letters/" + id + "/retry", true).statusCode()).isEqualTo(204);
+        await(() -> database.count("refunds") == 1 && database.count("refund_dead") == 0, "the retried refund recorded");
+        HttpResponse<String> again = admin.post("/api/queues/refunds/dead-letters/" + id + "/retry", true);
+        assertThat(again.statusCode()).isEqualTo(404);
+        assertThat(again.body()).contains("has no dead letter " + id);
+
+        assertThat(api.post("/refunds", "{\"order\": 1, \"amountCents\": 100}").statusCode()).isEqualTo(202);
+        await(() -> database.count("refund_dead") == 1, "another duplicate dead");
+        String other = firstId(admin.body("/api/queues/refunds/dead-letters"));
+        assertThat(admin.delete("/api/queues/refunds/dead-letters/" + other).statusCode()).isEqualTo(204);
+        assertThat(database.count("refund_dead")).isZero();
+        assertThat(admin.delete("/api/queues/refunds/dead-letters/" + other).statusCode()).isEqualTo(404);
+
+        assertThat(admin.post("/api/queues/refunds/pause", true).statusCode()).isEqualTo(204);
+        assertThat(admin.body("/api/queues")).contains("\"queue\":\"refunds\"", "\"paused\":true");
+        assertThat(api.post("/refunds", "{\"order\": 2, \"amountCents\": 200}").statusCode()).isEqualTo(202);
+        Thread.sleep(3_000); // three poll intervals
+        assertThat(database.count("refunds")).as("refund 2 waits while the queue is paused").isEqualTo(1);
+        assertThat(database.count("refund_jobs")).isEqualTo(1);
+        assertThat(admin.post("/api/queues/refunds/resume", true).statusCode()).isEqualTo(204);
+        await(() -> database.count("refunds") == 2, "refund 2 recorded once resumed");
+
+        assertThat(admin.get("/api/queues/nowhere/dead-letters").statusCode()).isEqualTo(404);
+        assertThat(admin.post("/api/queues/nowhere/pause", true).statusCode()).isEqualTo(404);
+        assertThat(admin.get("/api/queues/refunds/dead-letters?limit=0").statusCode()).isEqualTo(400);
+        assertThat(admin.get("/api/queues/thumbnails/dead-letters").statusCode()).as("no dead-letter table")
+                .isEqualTo(404);
+        assertThat(admin.get("/").body()).contains("<h1>Inbox queues</h1>", "data-queue=\"refunds\"");
+    }
+
+    private static String firstId(String deadLetters) {
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"id\":(\\d+)").matcher(deadLetters);
+        assertThat(id.find()).as("a dead letter in " + deadLetters).isTrue();
+        return id.group(1);
+    }
+
+    private ExportedMetrics exported() {
+        try {
+            return new ExportedMetrics(server.messages());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Map<String, String> with(Map<String, String> attributes, String key, String value) {
+        Map<String, String> more = new java.util.HashMap<>(attributes);
+        more.put(key, value);
+        return more;
     }
 
     @Test

@@ -12,16 +12,20 @@ import java.sql.Statement;
 import java.util.Map;
 import javax.sql.DataSource;
 
-/** Answers {@code {"db": "<product name>"}} once {@code jdbc/inbox} runs a statement. */
-@Path("health")
-public class HealthResource {
+/**
+ * Which database the sample runs on: {@code {"db": "<product name>"}} once {@code jdbc/inbox} runs a
+ * statement. Whether Inbox is healthy is MicroProfile Health's to say ({@code /health/ready}, the
+ * checks inbox-cdi adds).
+ */
+@Path("database")
+public class DatabaseResource {
 
     @Inject
     DataSource dataSource;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
-    public Response health() {
+    public Response database() {
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute("SELECT 1");

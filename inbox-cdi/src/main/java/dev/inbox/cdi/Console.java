@@ -1,0 +1,54 @@
+package dev.inbox.cdi;
+
+import jakarta.servlet.HttpConstraintElement;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletRegistration;
+import jakarta.servlet.ServletSecurityElement;
+import jakarta.servlet.annotation.ServletSecurity;
+import java.lang.System.Logger.Level;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Maps Inbox's console ({@link ConsoleServlet}) into the web module at {@code inbox.console.path}
+ * (default {@code /inbox}), open only to users in {@code inbox.console.role} (default
+ * {@code inbox-admin}): the application maps that role to its administrators and configures how
+ * they log in. {@code inbox.console.enabled=false} leaves it out.
+ */
+final class Console {
+    private static final System.Logger LOG = System.getLogger(Console.class.getName());
+    private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.-]+)+");
+    private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
+
+    private Console() {}
+
+    static void register(ServletContext context, InboxStartup startup) {
+        Config config = ConfigProvider.getConfig();
+        if (!config.getOptionalValue(ConfigKeys.CONSOLE_ENABLED, Boolean.class).orElse(true)) {
+            return;
+        }
+        String path = config.getOptionalValue(ConfigKeys.CONSOLE_PATH, String.class).orElse("/inbox").trim();
+        if (!PATH.matcher(path).matches()) {
+            throw new ConfigurationProblem("MicroProfile Config " + ConfigKeys.CONSOLE_PATH + " = " + path + " is not"
+                    + " a path of the web module: give one like /inbox or /admin/queues");
+        }
+        String role = config.getOptionalValue(ConfigKeys.CONSOLE_ROLE, String.class).orElse("inbox-admin").trim();
+        if (!ROLE.matcher(role).matches()) {
+            throw new ConfigurationProblem("MicroProfile Config " + ConfigKeys.CONSOLE_ROLE + " = " + role + " is not a"
+                    + " role name: letters, digits, '_', '-', '.'");
+        }
+        ServletRegistration.Dynamic console = context.addServlet("inbox-console",
+                new ConsoleServlet(startup, startup.throughput()));
+        if (console == null) {
+            LOG.log(Level.WARNING, "Inbox: the web module already has a servlet named inbox-console; the console is"
+                    + " not served");
+            return;
+        }
+        console.addMapping(path + "/*");
+        context.declareRoles(role);
+        console.setServletSecurity(new ServletSecurityElement(new HttpConstraintElement(
+                ServletSecurity.TransportGuarantee.NONE, role)));
+        LOG.log(Level.INFO, "Inbox: console at {0}{1} for role {2}", context.getContextPath(), path, role);
+    }
+}
