@@ -423,7 +423,7 @@ public final class InboxBroker implements AutoCloseable {
         running("resume a queue").resume(queue);
     }
 
-    /** The queues paused now, as this broker last read its pause table (empty without the table). */
+    /** The queues paused now, read from the pause table (empty without the table). */
     public java.util.Set<String> paused() {
         return running("list paused queues").paused();
     }

@@ -92,8 +92,12 @@ final class QueuePauses {
         return paused.contains(queue);
     }
 
-    /** Every paused queue, as last read. */
+    /** Every paused queue, read from the table now (an operator's question, not a claim's). */
     Set<String> all() {
+        if (available) {
+            readAt.set(System.nanoTime());
+            refresh();
+        }
         return paused;
     }
 

@@ -355,8 +355,9 @@ final class SubscriptionRunner {
 
     /**
      * The subscription's health: ready unless its claims (or the form's lease keeper) are failing,
-     * live unless a claim loop is stuck: a claim running, a loop waiting for a thread, or the poll
-     * late by more than {@code stuckAfter} (null: five poll intervals, at least ten seconds).
+     * live unless a claim loop or the lease keeper is stuck: a claim or a keeper's pass running, a
+     * loop or the keeper waiting for a thread, or the poll or the keeper's pass late by more than
+     * {@code stuckAfter} (null: five poll intervals, at least ten seconds).
      */
     QueueHealth health(Duration stuckAfterOrDefault) {
         Duration stuckAfter = stuckAfterOrDefault != null ? stuckAfterOrDefault
@@ -397,7 +398,7 @@ final class SubscriptionRunner {
         if (poll != 0 && now - poll > limit) {
             return "queue " + queue + ": the poll is " + seconds(now - poll) + " s late";
         }
-        return null;
+        return form.stuck(now, limit);
     }
 
     private static long seconds(long nanos) {

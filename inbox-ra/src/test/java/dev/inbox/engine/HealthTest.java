@@ -82,6 +82,35 @@ class HealthTest {
         }
     }
 
+    /** A lease keeper that gets no thread lets leases in work run out: the queue is not live while claims go on. */
+    @Test
+    void aLeaseKeeperWithoutAThreadIsNotLive() throws Exception {
+        TestDatabase db = TestDatabase.SQLITE;
+        db.createLeaseTable(TABLE);
+        HeldThreads threads = new HeldThreads();
+        threads.only = name -> name.endsWith("-keeper");
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50)).threads(threads)
+                .lease(Duration.ofSeconds(1)).stuckAfter(Duration.ofMillis(300))
+                .subscribe(Subscription.of("health", Job.leaseTable(TABLE), Job.class, (job, d) -> Outcome.ack()))
+                .connect();
+        try {
+            assertThat(broker.health().live()).isTrue();
+            threads.hold = true;
+            InboxTestKit.await(() -> !broker.health().live(), Duration.ofSeconds(10), () -> "still live");
+            QueueHealth stuck = broker.health().queues().get(0);
+            assertThat(stuck.problem()).contains("queue health: the lease keeper of table " + TABLE + " is",
+                    "leases in work may run out");
+            assertThat(stuck.ready()).as("nothing failed").isTrue();
+
+            threads.release();
+            InboxTestKit.await(() -> broker.health().live(), Duration.ofSeconds(10),
+                    () -> "not live again: " + broker.health());
+        } finally {
+            threads.release();
+            broker.shutdown();
+        }
+    }
+
     @Test
     void beforeConnectNothingRuns() {
         InboxBroker broker = InboxBroker.fromUrl(TestDatabase.SQLITE.url());
@@ -100,10 +129,12 @@ class HealthTest {
         private final Threads platform = Threads.platform();
         private final List<Runnable> held = new CopyOnWriteArrayList<>();
         volatile boolean hold;
+        /** The tasks held, by name: every task unless set. */
+        volatile java.util.function.Predicate<String> only = name -> true;
 
         @Override
         public void run(String name, Runnable task) {
-            if (hold) {
+            if (hold && only.test(name)) {
                 held.add(task);
             } else {
                 platform.run(name, task);

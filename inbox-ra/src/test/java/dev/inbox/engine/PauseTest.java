@@ -72,7 +72,7 @@ class PauseTest {
         first.pause("paused");
         first.pause("paused"); // twice: still one pause
         assertThat(first.paused()).containsExactly("paused");
-        Thread.sleep(3 * POLL.toMillis()); // the other broker reads the pause within one poll interval
+        Thread.sleep(5 * POLL.toMillis()); // the other broker reads the pause within one poll interval
         for (int n = 1; n <= 5; n++) {
             first.publisher("paused", Job.class).publish(new Job(n));
         }

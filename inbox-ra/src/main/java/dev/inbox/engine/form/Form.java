@@ -59,6 +59,14 @@ public interface Form {
     }
 
     /**
+     * What is stuck of what the form runs beside the workers at {@code now} (System.nanoTime()): a
+     * task late by more than {@code limitNanos}, for liveness; null when nothing is.
+     */
+    default String stuck(long now, long limitNanos) {
+        return null;
+    }
+
+    /**
      * Shutdown, once the claims have stopped: leases are no longer extended, and the locks of
      * deliveries in work are released (their settlements then fail with {@code CLOSED} and their
      * rows are back). Returns the locks released.

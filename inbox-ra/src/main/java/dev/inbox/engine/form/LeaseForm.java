@@ -110,6 +110,11 @@ public final class LeaseForm implements Form {
     }
 
     @Override
+    public String stuck(long now, long limitNanos) {
+        return keeper.stuck(now, limitNanos);
+    }
+
+    @Override
     public int stop() {
         keeper.stop();
         return 0;

@@ -41,6 +41,10 @@ final class LeaseKeeper {
     private final FailureLog failures;
     private final OutageBackoff retry = new OutageBackoff();
     private volatile boolean stopping;
+    /** When the next pass is due (System.nanoTime()); 0 once it has started. */
+    private volatile long dueAt;
+    /** When the pass running started; 0 when none runs. */
+    private volatile long passStarted;
     private Threads threads;
     private SerialTask pass;
     private Collection<InFlight> inWork;
@@ -62,7 +66,12 @@ final class LeaseKeeper {
         this.threads = threads;
         this.inWork = inWork;
         this.pass = new SerialTask(threads, name, this::pass);
-        threads.schedule(interval, pass::signal);
+        scheduleIn(interval);
+    }
+
+    private void scheduleIn(Duration wait) {
+        dueAt = System.nanoTime() + wait.toNanos();
+        threads.schedule(wait, pass::signal);
     }
 
     /** One pass, then the next one scheduled: a half lease later, sooner after a failure. */
@@ -70,17 +79,46 @@ final class LeaseKeeper {
         if (stopping) {
             return false;
         }
+        dueAt = 0;
+        passStarted = System.nanoTime();
         Duration wait;
-        if (inWork.isEmpty() || extendAll(inWork)) {
-            retry.succeeded();
-            wait = interval;
-        } else {
-            wait = OutageBackoff.min(retry.failed(), interval);
+        try {
+            if (inWork.isEmpty() || extendAll(inWork)) {
+                retry.succeeded();
+                wait = interval;
+            } else {
+                wait = OutageBackoff.min(retry.failed(), interval);
+            }
+        } finally {
+            passStarted = 0;
         }
         if (!stopping) {
-            threads.schedule(wait, pass::signal);
+            scheduleIn(wait);
         }
         return false;
+    }
+
+    /**
+     * The keeper as liveness sees it at {@code now}: a pass running, waiting for a thread, or due
+     * for more than {@code limitNanos} (the leases it should extend run out meanwhile); null when
+     * it keeps time.
+     */
+    String stuck(long now, long limitNanos) {
+        if (stopping || pass == null) {
+            return null;
+        }
+        long started = passStarted;
+        if (started != 0 && now - started > limitNanos) {
+            return "queue " + queue + ": a pass of the lease keeper on table " + table + " has run for "
+                    + Duration.ofNanos(now - started).toSeconds() + " s";
+        }
+        long due = dueAt;
+        long late = Math.max(pass.waitingNanos(now), due == 0 ? 0 : now - due);
+        if (late > limitNanos) {
+            return "queue " + queue + ": the lease keeper of table " + table + " is " + Duration.ofNanos(late)
+                    .toSeconds() + " s late, so leases in work may run out";
+        }
+        return null;
     }
 
     /** The run of failed passes in progress; null when the last pass succeeded. */
