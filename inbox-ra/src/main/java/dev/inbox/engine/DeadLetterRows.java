@@ -65,7 +65,7 @@ final class DeadLetterRows {
                 while (rs.next()) {
                     int column = 1;
                     Object id = rs.getObject(column++);
-                    String payload = text(rs, column++);
+                    String payload = new String(readPayload(rs, column++), StandardCharsets.UTF_8);
                     String headerText = headers ? rs.getString(column++) : null;
                     rows.add(new DeadLetter(id, payload, headerText, rs.getInt(column++), rs.getString(column++),
                             dialect.readTime(rs, column)));
@@ -96,7 +96,7 @@ final class DeadLetterRows {
                         if (!rs.next()) {
                             throw gone(id);
                         }
-                        payload = bytes(rs, 1);
+                        payload = readPayload(rs, 1);
                         headerText = headers ? rs.getString(2) : null;
                     }
                 }
@@ -148,12 +148,8 @@ final class DeadLetterRows {
         return options;
     }
 
-    private String text(ResultSet rs, int column) throws SQLException {
-        return target.table().binaryPayload() ? new String(rs.getBytes(column), StandardCharsets.UTF_8)
-                : rs.getString(column);
-    }
-
-    private byte[] bytes(ResultSet rs, int column) throws SQLException {
+    /** A dead row's payload as bytes, from a binary or a text column as the queue's table has it. */
+    private byte[] readPayload(ResultSet rs, int column) throws SQLException {
         return target.table().binaryPayload() ? rs.getBytes(column)
                 : rs.getString(column).getBytes(StandardCharsets.UTF_8);
     }

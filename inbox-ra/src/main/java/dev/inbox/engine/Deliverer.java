@@ -315,9 +315,7 @@ final class Deliverer<T> {
                 rollbackQuietly(tx, e);
                 delivery.markSettled();
                 LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
-                engine.listener().settlementFailed(queue, delivery.id(), Outcome.ack(), e);
-                engine.listener().finished(queue, e.kind() == InboxException.Kind.DATABASE
-                        ? BrokerListener.Result.FAILED : BrokerListener.Result.LEASE_LOST);
+                reports.unsettled(delivery, Outcome.ack(), e);
                 return false;
             }
             delivery.markSettled();

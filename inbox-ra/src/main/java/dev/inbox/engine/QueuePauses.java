@@ -72,11 +72,15 @@ final class QueuePauses {
             }
             return Set.copyOf(queues);
         } catch (SQLException e) {
-            // The claim that follows meets the same outage and reports it; keep what was known.
-            LOG.log(Level.DEBUG, "Inbox: reading the pause table {0} failed: {1}", table,
-                    database.redact(String.valueOf(e.getMessage())));
+            unreadable(e);
             return paused;
         }
+    }
+
+    /** The claim that follows meets the same outage and reports it; the pauses known stay. */
+    private void unreadable(SQLException e) {
+        LOG.log(Level.DEBUG, "Inbox: reading the pause table {0} failed: {1}", table,
+                database.redact(String.valueOf(e.getMessage())));
     }
 
     /** True while {@code queue} is paused; reads the table first when the last read is a poll interval old. */
@@ -105,8 +109,7 @@ final class QueuePauses {
         try (Connection connection = database.open()) {
             paused = read(connection);
         } catch (SQLException e) {
-            LOG.log(Level.DEBUG, "Inbox: reading the pause table {0} failed: {1}", table,
-                    database.redact(String.valueOf(e.getMessage())));
+            unreadable(e);
         }
     }
 

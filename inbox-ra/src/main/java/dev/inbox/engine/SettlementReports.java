@@ -42,8 +42,7 @@ final class SettlementReports implements Reports {
     @Override
     public void lost(InFlight delivery, Outcome outcome, InboxException error) {
         LOG.log(Level.WARNING, "{0}", error.getMessage());
-        listener.settlementFailed(queue, delivery.id(), outcome, error);
-        listener.finished(queue, BrokerListener.Result.LEASE_LOST);
+        unsettled(delivery, outcome, error);
     }
 
     @Override
@@ -54,7 +53,16 @@ final class SettlementReports implements Reports {
                 + " claim ends: " + detail, error);
         // One warning per outage, however many rows it catches.
         failures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
-        listener.settlementFailed(queue, delivery.id(), outcome, failure);
-        listener.finished(queue, BrokerListener.Result.FAILED);
+        unsettled(delivery, outcome, failure);
+    }
+
+    /**
+     * Tells the listener that a settlement did not take effect: a failed statement ({@code DATABASE})
+     * ends the delivery as {@code FAILED}, any other refusal as {@code LEASE_LOST}.
+     */
+    void unsettled(InFlight delivery, Outcome outcome, InboxException error) {
+        listener.settlementFailed(queue, delivery.id(), outcome, error);
+        listener.finished(queue, error.kind() == InboxException.Kind.DATABASE ? BrokerListener.Result.FAILED
+                : BrokerListener.Result.LEASE_LOST);
     }
 }

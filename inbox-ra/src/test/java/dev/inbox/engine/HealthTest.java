@@ -58,39 +58,28 @@ class HealthTest {
     /** A claim loop whose task gets no thread (a starved or stopped executor) is not live, and live again once it runs. */
     @Test
     void aClaimLoopWaitingForAThreadIsNotLive() throws Exception {
-        TestDatabase db = TestDatabase.SQLITE;
-        db.createLeaseTable(TABLE);
-        HeldThreads threads = new HeldThreads();
-        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50)).threads(threads)
-                .stuckAfter(Duration.ofMillis(300))
-                .subscribe(Subscription.of("health", Job.leaseTable(TABLE), Job.class, (job, d) -> Outcome.ack()))
-                .connect();
-        try {
-            assertThat(broker.health().live()).isTrue();
-            threads.hold = true;
-            InboxTestKit.await(() -> !broker.health().live(), Duration.ofSeconds(10), () -> "still live");
-            QueueHealth stuck = broker.health().queues().get(0);
-            assertThat(stuck.problem()).contains("queue health: a claim loop has waited", "for a thread");
-            assertThat(stuck.ready()).as("nothing failed").isTrue();
-
-            threads.release();
-            InboxTestKit.await(() -> broker.health().live(), Duration.ofSeconds(10),
-                    () -> "not live again: " + broker.health());
-        } finally {
-            threads.release();
-            broker.shutdown();
-        }
+        notLiveWhileHeld(name -> true, Duration.ofSeconds(30), "queue health: a claim loop has waited", "for a thread");
     }
 
     /** A lease keeper that gets no thread lets leases in work run out: the queue is not live while claims go on. */
     @Test
     void aLeaseKeeperWithoutAThreadIsNotLive() throws Exception {
+        notLiveWhileHeld(name -> name.endsWith("-keeper"), Duration.ofSeconds(1),
+                "queue health: the lease keeper of table " + TABLE + " is", "leases in work may run out");
+    }
+
+    /**
+     * Holds the broker's tasks {@code held} names: the queue is no longer live, its problem says
+     * {@code problem}, nothing has failed (ready); once released, live again.
+     */
+    private static void notLiveWhileHeld(java.util.function.Predicate<String> held, Duration lease,
+            String... problem) throws Exception {
         TestDatabase db = TestDatabase.SQLITE;
         db.createLeaseTable(TABLE);
         HeldThreads threads = new HeldThreads();
-        threads.only = name -> name.endsWith("-keeper");
+        threads.only = held;
         InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50)).threads(threads)
-                .lease(Duration.ofSeconds(1)).stuckAfter(Duration.ofMillis(300))
+                .lease(lease).stuckAfter(Duration.ofMillis(300))
                 .subscribe(Subscription.of("health", Job.leaseTable(TABLE), Job.class, (job, d) -> Outcome.ack()))
                 .connect();
         try {
@@ -98,8 +87,7 @@ class HealthTest {
             threads.hold = true;
             InboxTestKit.await(() -> !broker.health().live(), Duration.ofSeconds(10), () -> "still live");
             QueueHealth stuck = broker.health().queues().get(0);
-            assertThat(stuck.problem()).contains("queue health: the lease keeper of table " + TABLE + " is",
-                    "leases in work may run out");
+            assertThat(stuck.problem()).contains(problem);
             assertThat(stuck.ready()).as("nothing failed").isTrue();
 
             threads.release();
