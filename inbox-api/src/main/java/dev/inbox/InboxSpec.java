@@ -35,13 +35,14 @@ public final class InboxSpec {
     private final Column headers;
     private final Column group;
     private final Column priority;
+    private final Column uniqueKey;
     private final Isolation isolation;
     private final SqliteMode mode;
     private final QueueClock clock;
 
     private InboxSpec(String table, Column id, Column attempt, Column lease, Column advisoryLock, Column payload,
             Column retryAfter, Column processedAt, Column publishedAt, Column headers, Column group, Column priority,
-            Isolation isolation, SqliteMode mode, QueueClock clock) {
+            Column uniqueKey, Isolation isolation, SqliteMode mode, QueueClock clock) {
         this.table = table;
         this.id = id;
         this.attempt = attempt;
@@ -54,6 +55,7 @@ public final class InboxSpec {
         this.headers = headers;
         this.group = group;
         this.priority = priority;
+        this.uniqueKey = uniqueKey;
         this.isolation = isolation;
         this.mode = mode;
         this.clock = clock;
@@ -63,7 +65,7 @@ public final class InboxSpec {
     public static InboxSpec table(String table, Column id) {
         Identifiers.checkTable(table);
         Objects.requireNonNull(id, "id column");
-        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null, null,
+        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null, null, null,
                 Isolation.DEFAULT, SqliteMode.DEFAULT, QueueClock.HOST);
     }
 
@@ -94,6 +96,7 @@ public final class InboxSpec {
         spec = spec.headers(plain(recordType, components, Headers.class, Headers::value));
         spec = spec.group(plain(recordType, components, Group.class, Group::value));
         spec = spec.priority(plain(recordType, components, Priority.class, Priority::value));
+        spec = spec.uniqueKey(plain(recordType, components, UniqueKey.class, UniqueKey::value));
         return spec;
     }
 
@@ -148,7 +151,16 @@ public final class InboxSpec {
             Column processedAt, Column publishedAt, Column headers, Column group, Column priority, Isolation isolation,
             SqliteMode mode, QueueClock clock) {
         return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority, isolation, mode, clock);
+                headers, group, priority, uniqueKey, isolation, mode, clock);
+    }
+
+    /**
+     * The column of the jobs' unique keys ({@link PublishOptions#uniqueKey(String)}); the table needs
+     * a unique index on it alone.
+     */
+    public InboxSpec uniqueKey(Column c) {
+        return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
+                headers, group, priority, c, isolation, mode, clock);
     }
 
     public InboxSpec attempt(Column c) {
@@ -291,6 +303,10 @@ public final class InboxSpec {
         return Optional.ofNullable(priority);
     }
 
+    public Optional<Column> uniqueKey() {
+        return Optional.ofNullable(uniqueKey);
+    }
+
     public Isolation isolation() {
         return isolation;
     }
@@ -308,7 +324,7 @@ public final class InboxSpec {
         List<Column> all = new ArrayList<>();
         all.add(id);
         for (Column c : new Column[] {attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority}) {
+                headers, group, priority, uniqueKey}) {
             if (c != null) {
                 all.add(c);
             }
@@ -328,13 +344,13 @@ public final class InboxSpec {
                 && Objects.equals(retryAfter, o.retryAfter) && Objects.equals(processedAt, o.processedAt)
                 && Objects.equals(publishedAt, o.publishedAt)
                 && Objects.equals(headers, o.headers) && Objects.equals(group, o.group)
-                && Objects.equals(priority, o.priority);
+                && Objects.equals(priority, o.priority) && Objects.equals(uniqueKey, o.uniqueKey);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group,                priority, isolation, mode, clock);
+                headers, group, priority, uniqueKey, isolation, mode, clock);
     }
 
     @Override

@@ -15,28 +15,34 @@ public interface Publisher<T> {
     String queue();
 
     /** Inserts one job in a transaction of its own and wakes the queue's local subscription. */
-    default void publish(T payload) {
-        publish(payload, PublishOptions.NONE);
+    default Published publish(T payload) {
+        return publish(payload, PublishOptions.NONE);
     }
 
-    /** Inserts one job with a delay, group, priority, headers or id. */
-    void publish(T payload, PublishOptions options);
+    /**
+     * Inserts one job with a delay or due time, group, priority, headers, id or unique key.
+     *
+     * @return {@link Published#DUPLICATE} when the options carry a unique key a row already holds
+     *         (nothing was inserted), else {@link Published#NEW}
+     */
+    Published publish(T payload, PublishOptions options);
 
     /**
      * Inserts one job through {@code connection}, inside the caller's transaction: a rollback
      * publishes nothing. The local subscription finds it at the next wake after the caller commits.
+     * A duplicate unique key inserts nothing and leaves the caller's transaction as it was.
      */
-    void publish(Connection connection, T payload, PublishOptions options);
+    Published publish(Connection connection, T payload, PublishOptions options);
 
     /** Inserts one job through the caller's connection, inside its transaction. */
-    default void publish(Connection connection, T payload) {
-        publish(connection, payload, PublishOptions.NONE);
+    default Published publish(Connection connection, T payload) {
+        return publish(connection, payload, PublishOptions.NONE);
     }
 
     /**
      * Inserts jobs in one transaction of their own, as one batch of inserts, and wakes the queue
      * once: all of them or, when it fails, none. Every job takes {@code options}, which may not
-     * carry an id for more than one job. An empty collection inserts nothing.
+     * carry an id or a unique key for more than one job. An empty collection inserts nothing.
      */
     void publishAll(Collection<? extends T> payloads, PublishOptions options);
 

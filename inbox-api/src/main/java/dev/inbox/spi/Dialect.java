@@ -237,12 +237,36 @@ public interface Dialect {
     String insert(TableShape table);
 
     /**
+     * The insert of one job that carries a unique key ({@code :key}): where a row of the table
+     * already holds the key (or the id), it inserts nothing (an update count of 0) or fails with an
+     * error {@link #duplicateKey} recognizes, and in either case leaves the caller's transaction
+     * able to go on. By default the plain {@link #insert}, for a database whose failed statement
+     * does not abort its transaction.
+     */
+    default String insertUnique(TableShape table) {
+        return insert(table);
+    }
+
+    /** True when {@code e} is a unique index refusing the row {@link #insertUnique} tried to insert. */
+    default boolean duplicateKey(SQLException e) {
+        return false;
+    }
+
+    /**
      * Copies row {@code :id} into {@code deadLetterTable}, whose columns are {@code id},
      * {@code payload}, {@code headers} (where the queue table has headers), {@code attempt},
      * {@code error} and {@code failed_at}, binding {@code :attempt}, {@code :error} and
      * {@code :failed}. A {@code leased} copy takes the row only while it holds {@code :token}.
      */
     String deadLetter(TableShape table, String deadLetterTable, boolean leased);
+
+    /**
+     * The statements that cancel a job of {@code table} unless it is in work, by the table's claim
+     * form; a dialect that has none cannot cancel.
+     */
+    default CancelStatements cancel(TableShape table) {
+        throw new UnsupportedOperationException(name() + " cannot cancel jobs");
+    }
 
     /** The statements of the lease form. */
     LeaseStatements lease(TableShape table);

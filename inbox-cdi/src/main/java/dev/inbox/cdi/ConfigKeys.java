@@ -31,20 +31,22 @@ final class ConfigKeys {
     private ConfigKeys() {}
 
     /** One warning per key under {@code inbox.} that is not a setting of the application's {@code queues}. */
-    static List<String> unknown(Iterable<String> names, Collection<String> queues) {
-        Set<String> known = known(queues);
+    static List<String> unknown(Iterable<String> names, Collection<String> queues, Collection<String> recurring) {
+        Set<String> known = known(queues, recurring);
         List<String> warnings = new ArrayList<>();
         for (String name : names) {
             if (name.startsWith("inbox.") && !known.contains(name)) {
                 warnings.add("MicroProfile Config key " + name + " is not an Inbox setting, and Inbox ignores it; did"
                         + " you mean " + closest(name, known) + "?" + (name.startsWith("inbox.queue.")
-                                ? " The application's handlers have the queues " + queues + "." : ""));
+                                ? " The application's handlers have the queues " + queues + "."
+                                : name.startsWith(RecurringMethod.KEY_PREFIX)
+                                        ? " The application's recurring jobs are " + recurring + "." : ""));
             }
         }
         return warnings;
     }
 
-    private static Set<String> known(Collection<String> queues) {
+    private static Set<String> known(Collection<String> queues, Collection<String> recurring) {
         Set<String> known = new LinkedHashSet<>();
         known.add(DATA_SOURCE);
         known.add(DRAIN_TIMEOUT);
@@ -53,6 +55,11 @@ final class ConfigKeys {
         known.add(CONSOLE_ENABLED);
         known.add(CONSOLE_PATH);
         known.add(CONSOLE_ROLE);
+        for (String job : recurring) {
+            for (String key : RecurringMethod.KEYS) {
+                known.add(RecurringMethod.KEY_PREFIX + job + "." + key);
+            }
+        }
         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
             known.add(option.globalKey());
             for (String queue : queues) {

@@ -7,8 +7,6 @@ import dev.inbox.Outcome;
 import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.List;
 
 /**
@@ -28,9 +26,7 @@ final class HandlerCall<T> implements Handler<T>, BatchHandler<T> {
         this.requestContexts = requestContexts;
         this.returnsVoid = handler.method().getReturnType() == void.class;
         try {
-            this.method = MethodHandles.publicLookup().unreflect(handler.method()).bindTo(bean)
-                    .asSpreader(Object[].class, handler.method().getParameterCount())
-                    .asType(MethodType.methodType(Object.class, Object[].class));
+            this.method = BeanMethods.bind(handler.method(), bean);
         } catch (IllegalAccessException e) {
             throw HandlerMethod.problem(handler.method(), "cannot be called by Inbox (" + e.getMessage()
                     + "): make it and its class public");

@@ -40,6 +40,7 @@ public class InboxExtension implements Extension {
     private static final System.Logger LOG = System.getLogger(InboxExtension.class.getName());
 
     private final Map<String, HandlerMethod> handlers = new LinkedHashMap<>();
+    private final Map<String, RecurringMethod> recurring = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private final PublisherRoutes publishers = new PublisherRoutes();
     private final Map<String, Map<SubscriptionOption<?>, Object>> options = new LinkedHashMap<>();
@@ -84,13 +85,20 @@ public class InboxExtension implements Extension {
         for (AnnotatedMethod<? super T> method : event.getAnnotatedBeanClass().getMethods()) {
             try {
                 HandlerMethod handler = HandlerMethod.of(event.getBean(), method);
-                if (handler == null) {
-                    continue;
-                }
-                HandlerMethod other = handlers.putIfAbsent(handler.queue(), handler);
+                HandlerMethod other = handler == null ? null : handlers.putIfAbsent(handler.queue(), handler);
                 if (other != null) {
                     problems.add("queue " + handler.queue() + " has two handlers, " + other.describe() + " and "
                             + handler.describe() + ": a queue has one handler method (raise its workers for more)");
+                }
+            } catch (InboxException e) {
+                problems.add(e.detail());
+            }
+            try {
+                RecurringMethod job = RecurringMethod.of(event.getBean(), method);
+                RecurringMethod other = job == null ? null : recurring.putIfAbsent(job.name(), job);
+                if (other != null) {
+                    problems.add("recurring job " + job.name() + " is declared by " + other.describe() + " and by "
+                            + job.describe() + ": give each @Recurring its own name");
                 }
             } catch (InboxException e) {
                 problems.add(e.detail());
@@ -112,6 +120,18 @@ public class InboxExtension implements Extension {
 
     void report(@Observes AfterBeanDiscovery event) {
         problems.addAll(publishers.problems(handlers));
+        for (RecurringMethod job : recurring.values()) {
+            HandlerMethod handler = handlers.get(job.queue());
+            if (job.table() == null && handler == null && !publishers.tables().containsKey(job.queue())) {
+                problems.add("recurring method " + job.describe() + " publishes into queue " + job.queue() + ", which no"
+                        + " handler method of this application takes, so Inbox does not know its table: name it,"
+                        + " @Recurring(..., table = YourJobTable.class), or check the queue's name");
+            } else if (job.table() != null && handler != null && !handler.table().equals(job.table())) {
+                problems.add("recurring method " + job.describe() + " names table " + job.table().table() + " for queue "
+                        + job.queue() + ", but its handler " + handler.describe() + " takes it from table "
+                        + handler.table().table() + ": leave table out of @Recurring, or name the same record");
+            }
+        }
         problems.forEach(problem -> event.addDefinitionError(new DeploymentException(problem)));
     }
 
@@ -123,11 +143,14 @@ public class InboxExtension implements Extension {
                 options.put(handler.queue(), QueueOptions.resolve(handler.queue(), handler.inbound(), config));
             }
             drainTimeout = drainTimeout(config);
+            for (RecurringMethod job : recurring.values()) {
+                job.job(config, due -> null); // the keys it reads hold values it can use
+            }
         } catch (InboxException e) {
             event.addDeploymentProblem(new ConfigurationProblem(e.getMessage()));
             return;
         }
-        ConfigKeys.unknown(config.getPropertyNames(), handlers.keySet())
+        ConfigKeys.unknown(config.getPropertyNames(), handlers.keySet(), recurring.keySet())
                 .forEach(warning -> LOG.log(Level.WARNING, warning));
     }
 
@@ -162,6 +185,11 @@ public class InboxExtension implements Extension {
     /** The tables of queues the application publishes to without a handler, by queue ({@code @Queue(table)}). */
     Map<String, InboxSpec> publishedTables() {
         return publishers.tables();
+    }
+
+    /** The recurring methods found, by job name. */
+    Map<String, RecurringMethod> recurring() {
+        return Collections.unmodifiableMap(recurring);
     }
 
     /** The handlers found, by queue. */

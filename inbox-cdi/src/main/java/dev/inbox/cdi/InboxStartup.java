@@ -2,6 +2,7 @@ package dev.inbox.cdi;
 
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.engine.BrokerHealth;
 import dev.inbox.engine.BrokerListener;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
@@ -81,15 +83,23 @@ public class InboxStartup {
             routes.put(handler.queue(), handler.table());
         }
         routes.putAll(extension.publishedTables());
+        Executor context = contexts.currentContextExecutor();
+        List<RecurringJob<?>> recurring = new ArrayList<>();
+        for (RecurringMethod method : extension.recurring().values()) {
+            if (method.table() != null) {
+                routes.putIfAbsent(method.queue(), method.table());
+            }
+            recurring.add(method.job(config, new RecurringCall(method, reference(method.bean()), requestContexts,
+                    context)));
+        }
         metrics = InboxExtension.seesTelemetry() ? InboxMetrics.onContainerMeter(beans, () -> broker) : null;
         BrokerListener listener = metrics == null ? throughput : BrokerListener.all(List.of(metrics, throughput));
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
-                contexts.currentContextExecutor(), new JtaDeliveryTransactions(dataSource, userTransaction,
-                        transactionRegistry),
-                extension.brokerSettings(), extension.drainTimeout(), listener));
-        LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s) on data source {2}{3}", application,
-                subscriptions.size(), dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry"
-                        : "");
+                context, new JtaDeliveryTransactions(dataSource, userTransaction, transactionRegistry),
+                extension.brokerSettings(), extension.drainTimeout(), listener, recurring));
+        LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s){2} on data source {3}{4}", application,
+                subscriptions.size(), recurring.isEmpty() ? "" : " and " + recurring.size() + " recurring job(s)",
+                dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry" : "");
     }
 
     /** Shuts the application's broker down; {@link InboxWebListener} calls it as the web module stops. */
@@ -104,14 +114,17 @@ public class InboxStartup {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private Subscription<?> subscription(HandlerMethod handler) {
-        Bean<?> bean = handler.bean();
-        Object instance = beans.getReference(bean, bean.getBeanClass(), beans.createCreationalContext(bean));
-        HandlerCall call = new HandlerCall<>(handler, instance, requestContexts);
+        HandlerCall call = new HandlerCall<>(handler, reference(handler.bean()), requestContexts);
         if (handler.batch()) {
             Class<?> element = erase(handler.payloadType());
             return Subscription.ofBatch(handler.queue(), handler.table(), (Class) element, call);
         }
         return Subscription.of(handler.queue(), handler.table(), handler.payloadType(), call);
+    }
+
+    /** The bean's contextual reference, for calls from the adapter's threads. */
+    private Object reference(Bean<?> bean) {
+        return beans.getReference(bean, bean.getBeanClass(), beans.createCreationalContext(bean));
     }
 
     private static Class<?> erase(java.lang.reflect.Type type) {

@@ -1,6 +1,7 @@
 package dev.inbox.cdi;
 
 import dev.inbox.PublishOptions;
+import dev.inbox.Published;
 import dev.inbox.Publisher;
 import java.sql.Connection;
 import java.util.Collection;
@@ -34,8 +35,8 @@ final class TransactionalPublisher<T> implements Publisher<T> {
     }
 
     @Override
-    public void publish(T payload, PublishOptions options) {
-        publisher().publish(payload, options);
+    public Published publish(T payload, PublishOptions options) {
+        return publisher().publish(payload, options);
     }
 
     @Override
@@ -44,8 +45,8 @@ final class TransactionalPublisher<T> implements Publisher<T> {
     }
 
     @Override
-    public void publish(Connection connection, T payload, PublishOptions options) {
-        publisher().publish(connection, payload, options);
+    public Published publish(Connection connection, T payload, PublishOptions options) {
+        return publisher().publish(connection, payload, options);
     }
 
     @Override

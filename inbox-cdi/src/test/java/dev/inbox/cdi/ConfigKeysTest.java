@@ -13,12 +13,16 @@ class ConfigKeysTest {
     void aMisspeltOptionAnUnknownQueueAndAnUnknownKeyEachGetOneWarningNamingTheClosestKey() {
         List<String> warnings = ConfigKeys.unknown(List.of("inbox.queue.refunds.wrokers", "inbox.queue.refundz.workers",
                 "inbox.bogus-option", "inbox.queue.refunds.workers", "inbox.lease", "inbox.datasource", "inbox.db",
-                "other.key", "sample.reports.render-time"), Set.of("refunds", "thumbnails"));
-        assertThat(warnings).hasSize(3);
+                "other.key", "sample.reports.render-time", "inbox.recurring.nightly-report.cron",
+                "inbox.recurring.nightly-report.zone", "inbox.recurring.nightly-reprot.enabled"),
+                Set.of("refunds", "thumbnails"), Set.of("nightly-report"));
+        assertThat(warnings).hasSize(4);
         assertThat(warnings.get(0)).contains("inbox.queue.refunds.wrokers", "did you mean inbox.queue.refunds.workers?");
         assertThat(warnings.get(1)).contains("inbox.queue.refundz.workers", "did you mean inbox.queue.refunds.workers?",
                 "queues [");
         assertThat(warnings.get(2)).startsWith("MicroProfile Config key inbox.bogus-option is not an Inbox setting");
+        assertThat(warnings.get(3)).contains("inbox.recurring.nightly-reprot.enabled",
+                "did you mean inbox.recurring.nightly-report.enabled?", "recurring jobs are [nightly-report]");
     }
 
     @Test

@@ -196,9 +196,23 @@ public final class MySqlDialect extends StandardDialect {
     @Override
     public AdvisoryStatements advisory(TableShape t) {
         // GET_LOCK names are at most 64 characters: the SHA-1 of the key has 40.
-        return advisoryStatements(t, column -> "CAST(" + column + " AS CHAR)",
-                key -> "GET_LOCK(SHA1(CONCAT(:prefix, " + key + ")), 0) = 1",
-                "SELECT RELEASE_LOCK(SHA1(:key))", "SELECT RELEASE_ALL_LOCKS()");
+        return advisoryStatements(t, this::tryAdvisoryLock, advisoryUnlock(),
+                "SELECT RELEASE_ALL_LOCKS()");
+    }
+
+    @Override
+    protected String advisoryKeyText(String column) {
+        return "CAST(" + column + " AS CHAR)";
+    }
+
+    @Override
+    protected String tryAdvisoryLock(String key) {
+        return "GET_LOCK(SHA1(CONCAT(:prefix, " + key + ")), 0) = 1";
+    }
+
+    @Override
+    protected String advisoryUnlock() {
+        return "SELECT RELEASE_LOCK(SHA1(:key))";
     }
 
     @Override
@@ -218,5 +232,16 @@ public final class MySqlDialect extends StandardDialect {
         String stamp = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " = :id";
         return new LeaseStatements(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp, extend, ack, retry,
                 drop);
+    }
+
+    /**
+     * A duplicate key (ER_DUP_ENTRY, ER_DUP_ENTRY_WITH_KEY_NAME): InnoDB rolls back the statement
+     * alone, so the plain insert serves and the caller's transaction goes on. (INSERT IGNORE would
+     * also turn a truncated value into a warning, and ON DUPLICATE KEY UPDATE reports a found row
+     * like an inserted one under the drivers' found-rows default.)
+     */
+    @Override
+    public boolean duplicateKey(SQLException e) {
+        return e.getErrorCode() == 1062 || e.getErrorCode() == 1586;
     }
 }

@@ -139,9 +139,23 @@ public final class PostgresDialect extends StandardDialect {
 
     @Override
     public AdvisoryStatements advisory(TableShape t) {
-        return advisoryStatements(t, column -> column + "::text",
-                key -> "pg_try_advisory_lock(hashtextextended(:prefix || " + key + ", 0))",
-                "SELECT pg_advisory_unlock(hashtextextended(:key, 0))", "SELECT pg_advisory_unlock_all()");
+        return advisoryStatements(t, this::tryAdvisoryLock, advisoryUnlock(),
+                "SELECT pg_advisory_unlock_all()");
+    }
+
+    @Override
+    protected String advisoryKeyText(String column) {
+        return column + "::text";
+    }
+
+    @Override
+    protected String tryAdvisoryLock(String key) {
+        return "pg_try_advisory_lock(hashtextextended(:prefix || " + key + ", 0))";
+    }
+
+    @Override
+    protected String advisoryUnlock() {
+        return "SELECT pg_advisory_unlock(hashtextextended(:key, 0))";
     }
 
     @Override
@@ -176,5 +190,11 @@ public final class PostgresDialect extends StandardDialect {
     protected String jsonParameter(TableShape t, Column column, String parameter) {
         String type = t.typeName(column);
         return type.equals("json") || type.equals("jsonb") ? "CAST(" + parameter + " AS " + type + ")" : parameter;
+    }
+
+    /** A conflict on any unique index (the key's, or the id's) inserts nothing and leaves the transaction unharmed. */
+    @Override
+    public String insertUnique(TableShape t) {
+        return insert(t) + " ON CONFLICT DO NOTHING";
     }
 }

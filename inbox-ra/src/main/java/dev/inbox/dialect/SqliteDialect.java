@@ -75,7 +75,7 @@ public final class SqliteDialect extends StandardDialect {
     @Override
     public AdvisoryStatements advisory(TableShape t) {
         // One process's locks: kept in the process, not in the database.
-        return advisoryStatements(t, column -> "CAST(" + column + " AS TEXT)", null, null, null);
+        return advisoryStatements(t, null, null, null);
     }
 
     @Override
@@ -145,5 +145,11 @@ public final class SqliteDialect extends StandardDialect {
                 + " FROM " + t.table() + " WHERE " + leaseDue(t) + " ORDER BY " + claimOrder(t)
                 + " LIMIT :limit) RETURNING " + claimResult(t, "", true);
         return new LeaseStatements(LeaseStatements.ClaimStyle.RETURNING, claim, null, extend, ack, retry, drop);
+    }
+
+    /** A conflict on any unique index (the key's, or the id's) inserts nothing; other constraints still fail. */
+    @Override
+    public String insertUnique(TableShape t) {
+        return insert(t) + " ON CONFLICT DO NOTHING";
     }
 }

@@ -8,6 +8,7 @@ import dev.inbox.InboxSpec;
 import dev.inbox.QueueClock;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.CancelStatements;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -225,15 +226,14 @@ public abstract class StandardDialect implements Dialect {
     }
 
     /**
-     * The advisory lock form's statements with the locking of this database: {@code keyText} turns
-     * a column into text, {@code tryLockOf} makes the condition that locks a key without waiting;
-     * it, {@code unlock} and {@code unlockAll} are null where the process keeps the locks.
+     * The advisory lock form's statements with the locking of this database (keys as
+     * {@link #advisoryKeyText} writes them): {@code tryLockOf} makes the condition that locks a key
+     * without waiting; it, {@code unlock} and {@code unlockAll} are null where the process keeps the locks.
      */
-    protected AdvisoryStatements advisoryStatements(TableShape t, java.util.function.UnaryOperator<String> keyText,
+    protected AdvisoryStatements advisoryStatements(TableShape t,
             java.util.function.UnaryOperator<String> tryLockOf, String unlock, String unlockAll) {
         InboxSpec spec = t.spec();
-        String key = "COALESCE(" + keyText.apply(t.name(spec.advisoryLock().orElseThrow())) + ", "
-                + keyText.apply(t.id()) + ")";
+        String key = advisoryKey(t);
         String candidates = "SELECT " + t.id() + ", " + key + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY "
                 + claimOrder(t) + " LIMIT :limit";
         // The lock is tried in the outer query, row by row in claim order, until :limit rows are locked.
@@ -249,6 +249,58 @@ public abstract class StandardDialect implements Dialect {
         return new AdvisoryStatements(candidates, lockCandidates, take, count, unlock, unlockAll,
                 settlements.ack(),
                 settlements.retry(), settlements.drop());
+    }
+
+    /** The text of an advisory lock key's column ({@code CAST(c AS TEXT)}), after the table's prefix. */
+    protected String advisoryKeyText(String column) {
+        return "CAST(" + column + " AS TEXT)";
+    }
+
+    /**
+     * A condition that tries the session's advisory lock on {@code :prefix} followed by {@code key}
+     * and is true when it took it; null where locks are kept in the process.
+     */
+    protected String tryAdvisoryLock(String key) {
+        return null;
+    }
+
+    /** The statement that releases the session's advisory lock on {@code :key}; null where locks are kept in the process. */
+    protected String advisoryUnlock() {
+        return null;
+    }
+
+    /** The advisory lock key of a row, without the table's prefix: its advisory_lock value, else its id. */
+    private String advisoryKey(TableShape t) {
+        return "COALESCE(" + advisoryKeyText(t.name(t.spec().advisoryLock().orElseThrow())) + ", "
+                + advisoryKeyText(t.id()) + ")";
+    }
+
+    @Override
+    public CancelStatements cancel(TableShape t) {
+        InboxSpec spec = t.spec();
+        ClaimForm form = spec.claimForm();
+        Optional<String> processed = t.name(spec.processedAt());
+        String unprocessed = processed.map(p -> " AND " + p + " IS NULL").orElse("");
+        String byId = " WHERE " + t.id() + " = :id";
+        String find = "SELECT " + processed.orElse("NULL") + ", " + (form == ClaimForm.ADVISORY ? advisoryKey(t)
+                : "NULL") + " FROM " + t.table() + byId;
+        String delete = "DELETE FROM " + t.table() + byId;
+        return switch (form) {
+            case LEASE -> {
+                String lease = t.name(spec.lease().orElseThrow());
+                yield new CancelStatements(find, null, delete + " AND (" + lease + " IS NULL OR " + lease
+                        + " <= :now)" + unprocessed, null);
+            }
+            case ROW_LOCK -> new CancelStatements(find, "SELECT " + t.id() + " FROM " + t.table() + byId + unprocessed
+                    + " FOR UPDATE SKIP LOCKED", delete, null);
+            case ADVISORY -> {
+                String tryLock = tryAdvisoryLock("c.k");
+                // The lock is tried on the one row the inner query found, never on another.
+                yield new CancelStatements(find, tryLock == null ? null : "SELECT c.k FROM (SELECT " + advisoryKey(t)
+                        + " AS k FROM " + t.table() + byId + unprocessed + " LIMIT 1) c WHERE " + tryLock, delete,
+                        advisoryUnlock());
+            }
+        };
     }
 
     /** The claim statements of this database, with the settlements built above. */
@@ -285,6 +337,10 @@ public abstract class StandardDialect implements Dialect {
         spec.publishedAt().ifPresent(c -> {
             columns.add(t.name(c));
             values.add(stamp(t, "published"));
+        });
+        spec.uniqueKey().ifPresent(c -> {
+            columns.add(t.name(c));
+            values.add(":key");
         });
         // A publish delay lives in retry_after, or in a lease table without one, in the lease column.
         spec.retryAfter().or(spec::lease).ifPresent(c -> {

@@ -2,6 +2,7 @@ package dev.inbox.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxSpec;
+import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.spi.Dialect;
@@ -27,6 +28,8 @@ import javax.sql.DataSource;
  * @param wakeElsewhere        told of rows made visible in a queue no subscription of this broker takes
  * @param pauseTable           the table of paused queues
  * @param routes               every queue's table: those routed and those subscribed
+ * @param scheduleTable        the table of the recurring jobs' next due times
+ * @param recurring            the recurring jobs, in the order they were given
  */
 record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
@@ -34,13 +37,14 @@ record BrokerConfig(String url, Properties driverProperties, DataSource dataSour
         BrokerListener listener,
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
-        List<Subscription<?>> subscriptions) {
+        List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring) {
 
     BrokerConfig {
         settings = Map.copyOf(settings);
         dialects = List.copyOf(dialects);
         routes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(routes));
         subscriptions = List.copyOf(subscriptions);
+        recurring = List.copyOf(recurring);
     }
 
     /** The broker's value of a broker-wide option. */

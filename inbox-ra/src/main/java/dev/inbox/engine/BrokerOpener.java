@@ -41,6 +41,7 @@ final class BrokerOpener {
     private final Map<String, String> deadLetterTables = new LinkedHashMap<>();
     private final Map<String, Runnable> channels = new LinkedHashMap<>();
     private QueuePauses pauses;
+    private RecurringJobs recurring;
     private boolean anyTransactional;
 
     private BrokerOpener(BrokerConfig config, Database database) {
@@ -73,7 +74,7 @@ final class BrokerOpener {
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1}) and opened its queues", database.where(),
                     database.dialect().name());
             return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener,
-                    opener.pauses);
+                    opener.pauses, opener.recurring);
         } catch (RuntimeException e) {
             if (listener != null) {
                 try {
@@ -106,6 +107,8 @@ final class BrokerOpener {
                 runners.put(subscription.queue(), subscribe(subscription, tables.get(subscription.queue()),
                         connection));
             }
+            recurring = RecurringJobs.open(database, connection, config.scheduleTable(), config.recurring(),
+                    tables.keySet(), config.clock(), config.setting(SubscriptionOption.POLL_INTERVAL));
             for (Map.Entry<String, OpenedTable> table : tables.entrySet()) {
                 String queue = table.getKey();
                 boolean notifies = dialect.listensForNotifications() && (brokerNotifies

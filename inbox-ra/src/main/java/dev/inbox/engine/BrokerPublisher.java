@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.PublishOptions;
+import dev.inbox.Published;
 import dev.inbox.Publisher;
 import dev.inbox.engine.form.Transactions;
 import dev.inbox.spi.Dialect;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -44,8 +46,8 @@ final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     @Override
-    public void publish(T payload, PublishOptions options) {
-        publish(List.of(required(payload)), options, false);
+    public Published publish(T payload, PublishOptions options) {
+        return publish(List.of(required(payload)), options, false);
     }
 
     @Override
@@ -53,18 +55,17 @@ final class BrokerPublisher<T> implements Publisher<T> {
         publish(payloads, options, true);
     }
 
-    private void publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
+    private Published publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
         PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
         if (payloads.isEmpty()) {
-            return;
+            return Published.NEW;
         }
         Database database = target.database();
         DeliveryTransaction tx = DeliveryTransaction.current();
         if (tx != null && tx.database() == database) {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
-            insertThrough(target, tx.connection(), payloads, options);
-            return;
+            return insertThrough(target, tx.connection(), payloads, options);
         }
         if (tx != null && tx.locksDatabase() && database.dialect().writeLocksDatabase()
                 && database.sameAs(tx.database())) {
@@ -76,22 +77,19 @@ final class BrokerPublisher<T> implements Publisher<T> {
         try (Connection connection = database.open()) {
             // A connection already in a transaction (a JTA one) takes the batch into it.
             if (inOneTransaction && payloads.size() > 1 && connection.getAutoCommit()) {
-                Transactions.run(connection, -1, () -> {
-                    insert(target, connection, payloads, options);
-                    return null;
-                });
+                Transactions.run(connection, -1, () -> insert(target, connection, payloads, options));
                 target.wakes().wake(queue);
-            } else {
-                insertThrough(target, connection, payloads, options);
+                return Published.NEW;
             }
+            return insertThrough(target, connection, payloads, options);
         } catch (SQLException e) {
             throw failed(target, e);
         }
     }
 
     @Override
-    public void publish(Connection connection, T payload, PublishOptions options) {
-        insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options);
+    public Published publish(Connection connection, T payload, PublishOptions options) {
+        return insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options);
     }
 
     @Override
@@ -113,18 +111,22 @@ final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private void checkIds(Collection<?> payloads, PublishOptions options) {
-        if (options.id() != null && payloads.size() > 1) {
-            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": one id for "
-                    + payloads.size() + " jobs; an id names one job, so publish those one by one");
+        if ((options.id() != null || options.unique()) && payloads.size() > 1) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": one "
+                    + (options.unique() ? "unique key" : "id") + " for " + payloads.size() + " jobs; "
+                    + (options.unique() ? "a unique key" : "an id") + " names one job, so publish those one by one");
         }
     }
 
     /** Inserts through {@code connection}, and wakes the queue once the rows are visible. */
-    private void insertThrough(PublishQueue target, Connection connection, Collection<?> payloads,
+    private Published insertThrough(PublishQueue target, Connection connection, Collection<?> payloads,
             PublishOptions options) {
         try {
-            insert(target, connection, payloads, options);
-            target.wakes().written(queue, connection);
+            Published published = insert(target, connection, payloads, options);
+            if (published.isNew()) {
+                target.wakes().written(queue, connection);
+            }
+            return published;
         } catch (SQLException e) {
             throw failed(target, e);
         }
@@ -136,27 +138,29 @@ final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
-    private void insert(PublishQueue target, Connection connection, Collection<?> payloads, PublishOptions options)
-            throws SQLException {
+    private Published insert(PublishQueue target, Connection connection, Collection<?> payloads,
+            PublishOptions options) throws SQLException {
         List<byte[]> encoded = new ArrayList<>(payloads.size());
         for (Object payload : payloads) {
             encoded.add(encode(required(payload)));
         }
-        insertEncoded(target, connection, encoded, options);
+        return insertEncoded(target, connection, encoded, options);
     }
 
     /**
      * Inserts payloads already written as JSON (a dead letter's, moved back) on {@code connection},
-     * in its transaction; the caller wakes the queue once it commits.
+     * in its transaction; the caller wakes the queue once it commits. A job with a unique key
+     * another row holds inserts nothing: {@link Published#DUPLICATE}.
      */
-    void insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads, PublishOptions options)
-            throws SQLException {
+    Published insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
+            PublishOptions options) throws SQLException {
         OpenedTable table = target.table();
         Dialect dialect = target.database().dialect();
         check(options);
-        Sql insert = table.insert();
+        Sql insert = options.unique() ? table.insertUnique() : table.insert();
         Instant now = target.clock().instant();
-        Instant due = options.delay().isZero() ? null : dialect.deadline(now, options.delay());
+        Duration delay = options.delayFrom(now);
+        Instant due = delay.isZero() ? null : dialect.deadline(now, delay);
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
@@ -177,13 +181,18 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 if (insert.uses("priority")) {
                     insert.setInt(ps, "priority", options.priority() == null ? 0 : options.priority());
                 }
+                if (insert.uses("key")) {
+                    insert.setString(ps, "key", options.uniqueKey(now));
+                }
                 insert.setTime(ps, "due", due, dialect);
                 if (published != null) {
                     insert.setTime(ps, "published", published, dialect);
                 }
-                insert.set(ps, "delay", options.delay().isZero() ? null : options.delay().toMillis());
+                insert.set(ps, "delay", delay.isZero() ? null : delay.toMillis());
                 if (payloads.size() == 1) {
-                    ps.executeUpdate();
+                    if (!inserted(dialect, ps)) {
+                        return Published.DUPLICATE;
+                    }
                 } else {
                     ps.addBatch();
                 }
@@ -200,6 +209,19 @@ final class BrokerPublisher<T> implements Publisher<T> {
                 notify.setString(ps, "channel", dialect.listenChannel(spec.table()));
                 ps.executeQuery().close();
             }
+        }
+        return Published.NEW;
+    }
+
+    /** Runs a one-job insert: false when a unique index kept the row out (nothing inserted, or the dialect's duplicate error). */
+    private static boolean inserted(Dialect dialect, PreparedStatement ps) throws SQLException {
+        try {
+            return ps.executeUpdate() > 0;
+        } catch (SQLException e) {
+            if (dialect.duplicateKey(e)) {
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -222,8 +244,9 @@ final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private void check(PublishOptions options) {
-        require(options.delay().isZero() || spec.retryAfter().isPresent() || spec.lease().isPresent(),
-                "a publish delay needs a retry_after column");
+        require((options.delay().isZero() && options.at() == null) || spec.retryAfter().isPresent()
+                || spec.lease().isPresent(), "a publish delay or due time needs a retry_after column");
+        require(!options.unique() || spec.uniqueKey().isPresent(), "a unique key needs a unique-key column");
         require(options.group() == null || spec.group().isPresent(), "a group needs a group column");
         require(options.priority() == null || spec.priority().isPresent(), "a priority needs a priority column");
         require(options.headers().isEmpty() || spec.headers().isPresent(), "headers need a headers column");

@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.inbox.Cancellation;
 import dev.inbox.InboxException;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxSpec;
 import dev.inbox.Publisher;
+import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.spi.Dialect;
@@ -46,6 +48,8 @@ public final class InboxBroker implements AutoCloseable {
     public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
     /** The table of paused queues that {@link #pause} writes, unless {@link #pauseTable} names another. */
     public static final String DEFAULT_PAUSE_TABLE = "inbox_paused";
+    /** The table of the recurring jobs' due times, unless {@link #scheduleTable} names another. */
+    public static final String DEFAULT_SCHEDULE_TABLE = "inbox_schedule";
 
     private final String url;
     private final Properties driverProperties;
@@ -56,6 +60,8 @@ public final class InboxBroker implements AutoCloseable {
     private int connectionLimit = 10;
     private Duration listenProbeInterval = Duration.ofSeconds(10);
     private String pauseTable = DEFAULT_PAUSE_TABLE;
+    private String scheduleTable = DEFAULT_SCHEDULE_TABLE;
+    private final Map<String, RecurringJob<?>> recurring = new LinkedHashMap<>();
     /** Null: each subscription's own, five poll intervals and at least ten seconds. */
     private volatile Duration stuckAfter;
     private final List<Dialect> userDialects = new ArrayList<>();
@@ -186,6 +192,34 @@ public final class InboxBroker implements AutoCloseable {
     public synchronized InboxBroker pauseTable(String table) {
         configuring("set the pause table");
         pauseTable = dev.inbox.Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+        return this;
+    }
+
+    /**
+     * The table of the recurring jobs' next due times ({@code name VARCHAR(200) PRIMARY KEY,
+     * cron VARCHAR(200), next_due} a time), shared by every server on the database; default
+     * {@value #DEFAULT_SCHEDULE_TABLE}. Needed where the broker has recurring jobs.
+     */
+    public synchronized InboxBroker scheduleTable(String table) {
+        configuring("set the schedule table");
+        scheduleTable = dev.inbox.Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+        return this;
+    }
+
+    /**
+     * Publishes {@code job} into its queue at each occurrence of its cron expression, once per
+     * occurrence across every server that declares it on the same database (see {@link RecurringJob}).
+     * Its queue must be routed or subscribed on this broker.
+     *
+     * @throws InboxException {@code DECLARATION} for a name given twice
+     */
+    public synchronized InboxBroker recurring(RecurringJob<?> job) {
+        Objects.requireNonNull(job, "job");
+        configuring("add recurring job " + job.name());
+        if (recurring.putIfAbsent(job.name(), job) != null) {
+            throw new InboxException(Kind.DECLARATION, "recurring job " + job.name() + " is declared twice on this"
+                    + " broker: give each its own name");
+        }
         return this;
     }
 
@@ -341,14 +375,14 @@ public final class InboxBroker implements AutoCloseable {
             opened = BrokerOpener.open(new BrokerConfig(url, driverProperties, applicationDataSource, settings,
                     connectionLimit, listenProbeInterval, pauseTable, userDialects, clock, json, threads, listener,
                     handlerContext, deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes),
-                    List.copyOf(subscriptions.values())));
+                    List.copyOf(subscriptions.values()), scheduleTable, List.copyOf(recurring.values())));
         } catch (RuntimeException e) {
             lifecycle.close();
             report = new ShutdownReport(0, 0, 0, 0);
             throw e;
         }
         lifecycle.opened(opened);
-        opened.start(threads);
+        opened.start(threads, this::publisher);
         return this;
     }
 
@@ -460,6 +494,21 @@ public final class InboxBroker implements AutoCloseable {
         if (opened != null) {
             opened.wake(queue);
         }
+    }
+
+    /**
+     * Cancels job {@code id} of {@code queue}: a job waiting (due or delayed) is deleted and no
+     * handler takes it; a job in work is left to its handler, which is not interrupted. Works on
+     * every server sharing the database, for every claim form (in the advisory form on SQLite, whose
+     * locks live in the process, only against deliveries of this process). In a lease table without
+     * a {@code retry_after} column a delayed job keeps its due time in the lease column, and so
+     * reads as in work until it is due.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know, {@code DATABASE}
+     *                        when the statements fail
+     */
+    public Cancellation cancel(String queue, Object id) {
+        return running("cancel a job").cancel(queue, Objects.requireNonNull(id, "id"));
     }
 
     private OpenedBroker running(String what) {

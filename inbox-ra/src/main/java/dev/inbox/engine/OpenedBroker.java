@@ -1,7 +1,10 @@
 package dev.inbox.engine;
 
+import dev.inbox.Cancellation;
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
+import dev.inbox.Publisher;
+import dev.inbox.engine.form.JobCancel;
 import dev.inbox.spi.Dialect;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
@@ -15,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 /**
  * A broker once opened: every subscription built and prepared, every queue's table opened, the
@@ -30,12 +34,15 @@ final class OpenedBroker {
     private final Map<String, String> deadLetterTables;
     private final NotificationListener listener;
     private final QueuePauses pauses;
+    private final RecurringJobs recurring;
     private boolean started;
 
     /** @param listener null where no subscription listens for notifications */
     OpenedBroker(EngineContext engine, Map<String, PublishQueue> queues, Map<String, SubscriptionRunner> runners,
-            Map<String, String> deadLetterTables, NotificationListener listener, QueuePauses pauses) {
+            Map<String, String> deadLetterTables, NotificationListener listener, QueuePauses pauses,
+            RecurringJobs recurring) {
         this.pauses = pauses;
+        this.recurring = recurring;
         this.engine = engine;
         this.queues = Map.copyOf(queues);
         this.runners = runners;
@@ -43,13 +50,17 @@ final class OpenedBroker {
         this.listener = listener;
     }
 
-    /** Starts the listener and every subscription's claim loops and workers. */
-    synchronized void start(Threads threads) {
+    /**
+     * Starts the listener, every subscription's claim loops and workers, and the recurring jobs,
+     * which publish through {@code publishers}.
+     */
+    synchronized void start(Threads threads, BiFunction<String, Class<?>, Publisher<?>> publishers) {
         started = true;
         if (listener != null) {
             listener.start(threads);
         }
         runners.values().forEach(runner -> runner.start(threads));
+        recurring.start(threads, publishers, this::wake);
     }
 
     /**
@@ -111,6 +122,18 @@ final class OpenedBroker {
     void resume(String queue) {
         pauses.resume(known(queue));
         wake(queue);
+    }
+
+    Cancellation cancel(String queue, Object id) {
+        PublishQueue target = queues.get(known(queue));
+        Database database = engine.database();
+        JobCancel cancel = new JobCancel(database.dialect(), target.table().shape(), database.identity());
+        try (Connection connection = database.open()) {
+            return cancel.cancel(connection, id, engine.clock().instant());
+        } catch (SQLException e) {
+            throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": cancelling job " + id
+                    + " failed: " + database.redact(e.getMessage()), e);
+        }
     }
 
     java.util.Set<String> paused() {
@@ -194,6 +217,7 @@ final class OpenedBroker {
         int locks = 0;
         int closed = 0;
         try {
+            recurring.stop();
             for (SubscriptionRunner runner : runners.values()) {
                 runner.stopClaiming(Duration.ofSeconds(30));
             }

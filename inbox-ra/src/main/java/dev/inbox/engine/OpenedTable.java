@@ -7,6 +7,7 @@ import dev.inbox.QueueClock;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -14,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -27,13 +29,16 @@ final class OpenedTable {
 
     private final TableShape shape;
     private final Sql insert;
+    private final Sql insertUnique;
     private final boolean binaryPayload;
     private final long payloadCapacity;
     private final Sql notify;
 
-    private OpenedTable(TableShape shape, Sql insert, boolean binaryPayload, long payloadCapacity, Sql notify) {
+    private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
+            Sql notify) {
         this.shape = shape;
         this.insert = insert;
+        this.insertUnique = insertUnique;
         this.binaryPayload = binaryPayload;
         this.payloadCapacity = payloadCapacity;
         this.notify = notify;
@@ -78,9 +83,53 @@ final class OpenedTable {
         TableShape shape = new TableShape(spec, quoted::get, types);
         Sql insert = new Sql("insert", dialect.insert(shape));
         prepare(connection, dialect, spec, insert);
+        Sql insertUnique = null;
+        if (spec.uniqueKey().isPresent()) {
+            checkUniqueIndex(connection, spec);
+            insertUnique = new Sql("unique insert", dialect.insertUnique(shape));
+            prepare(connection, dialect, spec, insertUnique);
+        }
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
-        return new OpenedTable(shape, insert, binary, capacity, notify);
+        return new OpenedTable(shape, insert, insertUnique, binary, capacity, notify);
+    }
+
+    /**
+     * Checks that a unique index covers the unique-key column alone: without one, duplicate keys
+     * would be inserted without a word.
+     *
+     * @throws InboxException {@code SCHEMA} naming the index to create
+     */
+    private static void checkUniqueIndex(Connection connection, InboxSpec spec) throws SQLException {
+        String column = spec.uniqueKey().orElseThrow().name();
+        String table = spec.table();
+        String schema = null;
+        int dot = table.lastIndexOf('.');
+        if (dot > 0) {
+            schema = table.substring(0, dot);
+            table = table.substring(dot + 1);
+        }
+        DatabaseMetaData meta = connection.getMetaData();
+        for (String name : new String[] {table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)}) {
+            Map<String, List<String>> indexes = new HashMap<>();
+            try (ResultSet rs = meta.getIndexInfo(connection.getCatalog(), schema, name, true, false)) {
+                while (rs.next()) {
+                    String index = rs.getString("INDEX_NAME");
+                    String indexed = rs.getString("COLUMN_NAME");
+                    if (index != null && indexed != null && !rs.getBoolean("NON_UNIQUE")) {
+                        indexes.computeIfAbsent(index, i -> new ArrayList<>()).add(indexed);
+                    }
+                }
+            }
+            for (List<String> columns : indexes.values()) {
+                if (columns.size() == 1 && columns.get(0).equalsIgnoreCase(column)) {
+                    return;
+                }
+            }
+        }
+        throw new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + " has the unique-key column "
+                + column + " but no unique index on it alone, so duplicate keys would be inserted: create one, as in"
+                + " CREATE UNIQUE INDEX " + table + "_" + column + " ON " + spec.table() + " (" + column + ")");
     }
 
     /**
@@ -130,6 +179,11 @@ final class OpenedTable {
 
     Sql insert() {
         return insert;
+    }
+
+    /** The insert of a job with a unique key, which inserts nothing for a duplicate; null without a key column. */
+    Sql insertUnique() {
+        return insertUnique;
     }
 
     /** The publisher's notification after its insert, where the database has them; else null. */

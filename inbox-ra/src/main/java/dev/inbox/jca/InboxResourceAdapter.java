@@ -92,6 +92,7 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         }
         registration.routes().forEach(broker::route);
         registration.subscriptions().forEach(broker::subscribe);
+        registration.recurring().forEach(broker::recurring);
         Registered registered = new Registered(broker, registration.drainTimeout() != null
                 ? registration.drainTimeout() : drainTimeout());
         Registered previous = brokers.put(registration.application(), registered);

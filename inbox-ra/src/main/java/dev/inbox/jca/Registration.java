@@ -2,6 +2,7 @@ package dev.inbox.jca;
 
 import dev.inbox.Durations;
 import dev.inbox.InboxSpec;
+import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.BrokerListener;
@@ -27,10 +28,16 @@ import javax.sql.DataSource;
  * @param drainTimeout how long deliveries in work may settle when the application stops
  *                     ({@code inbox.drain-timeout}); null for the adapter's {@code DrainTimeout}
  * @param listener     hears the broker's events (the application's metrics); null for none
+ * @param recurring    the application's recurring jobs; null for none
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
-        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener) {
+        Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
+        List<RecurringJob<?>> recurring) {
+
+    public Registration {
+        recurring = recurring == null ? List.of() : List.copyOf(recurring);
+    }
 
     /**
      * A drain timeout as a setting gives it: a duration, not negative (0 gives deliveries in work

@@ -107,7 +107,7 @@ class PauseTest {
         assertThat(broker.paused()).isEmpty();
         assertThatThrownBy(() -> broker.pause("paused")).isInstanceOfSatisfying(InboxException.class,
                 e -> assertThat(e.kind()).isEqualTo(InboxException.Kind.SCHEMA))
-                .hasMessageContaining("the pause table " + PAUSES + " was not there", "CREATE TABLE " + PAUSES);
+                .hasMessageContainingAll("the pause table " + PAUSES + " was not there", "CREATE TABLE " + PAUSES);
         broker.publisher("paused", Job.class).publish(new Job(7));
         InboxTestKit.await(() -> handled.contains(7), Duration.ofSeconds(10), () -> "handled: " + handled);
     }

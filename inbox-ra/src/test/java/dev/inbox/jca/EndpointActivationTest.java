@@ -222,7 +222,7 @@ class EndpointActivationTest {
         }, false), spec("pollInterval", "60s"));
         Thread.sleep(500); // the bean's first poll found nothing: the next is a minute away
         var application = adapter.register(new Registration("publishing-app", server.pool, List.of(),
-                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null));
+                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null));
         application.publisher("beans", Map.class).publish(Map.of("job", 1, "mode", "ack"));
         assertThat(handled.await(5, TimeUnit.SECONDS)).as("handled before the bean's next poll").isTrue();
         adapter.unregister("publishing-app");

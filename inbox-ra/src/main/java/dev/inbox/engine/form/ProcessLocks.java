@@ -59,6 +59,16 @@ final class ProcessLocks implements AdvisoryLocks {
         return locked;
     }
 
+    /** Takes the lock on {@code key} ({@code <table>:<key>}) of database {@code scope} if free: false when held. */
+    static boolean tryLock(String scope, String key) {
+        return HELD.add(scope + "|" + key);
+    }
+
+    /** Releases what {@link #tryLock} took. */
+    static void release(String scope, String key) {
+        HELD.remove(scope + "|" + key);
+    }
+
     @Override
     public void unlock(Connection session, String key) {
         HELD.remove(scope + key);

@@ -54,6 +54,9 @@ public class Schema {
             // The operators' pauses (the console's Pause), shared by every server on the database.
             s.execute("CREATE TABLE IF NOT EXISTS inbox_paused (queue VARCHAR(200) PRIMARY KEY, paused_at " + t.time
                     + " NOT NULL)");
+            // The recurring jobs' next due times (the nightly report), shared by every server on the database.
+            s.execute("CREATE TABLE IF NOT EXISTS inbox_schedule (name VARCHAR(200) PRIMARY KEY, cron VARCHAR(200)"
+                    + " NOT NULL, next_due " + t.time + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");

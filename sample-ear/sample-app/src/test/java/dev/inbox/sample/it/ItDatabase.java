@@ -21,7 +21,7 @@ final class ItDatabase {
     /** The sample's tables: its queues, and what its handlers write. */
     static final List<String> SAMPLE_TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
             "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger",
-            "inbox_paused");
+            "inbox_paused", "inbox_schedule");
 
     private final String name;
     private final Path sqliteFile;
@@ -83,6 +83,18 @@ final class ItDatabase {
     }
 
     /** The rows of a table, or of {@code "table WHERE condition"}. */
+    /** The values of the first column {@code query} returns, in its order. */
+    List<String> column(String query) throws SQLException {
+        List<String> values = new java.util.ArrayList<>();
+        try (Connection c = connect(); java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(query)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
     long count(String rows) {
         try (Connection c = connect(); Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {

@@ -36,7 +36,8 @@ final class LibertyServer {
     /** Points the server at {@code db} (sqlite, postgres, mariadb) with these JVM system properties. */
     void configure(String db, List<String> systemProperties) throws IOException {
         Files.writeString(server.resolve("bootstrap.properties"), "inbox.db=" + db + "\n", StandardCharsets.UTF_8);
-        Files.write(server.resolve("jvm.options"), systemProperties.stream().map(p -> "-D" + p).toList());
+        Files.write(server.resolve("jvm.options"), SampleSettings.with(systemProperties).stream().map(p -> "-D" + p)
+                .toList());
     }
 
     /** Starts the server afresh (its caches cleared, so it reads the configuration) and waits until the sample answers. */

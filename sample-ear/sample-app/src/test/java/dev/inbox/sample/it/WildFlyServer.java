@@ -34,7 +34,7 @@ final class WildFlyServer {
                 StandardCopyOption.REPLACE_EXISTING);
         List<String> command = new ArrayList<>(List.of(home.resolve("bin/standalone.sh").toString(), "-c",
                 "standalone-" + db + ".xml"));
-        systemProperties.forEach(p -> command.add("-D" + p));
+        SampleSettings.with(systemProperties).forEach(p -> command.add("-D" + p));
         Path console = home.resolve("standalone/log/console-" + db + ".log");
         Files.createDirectories(console.getParent());
         process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile()).start();
