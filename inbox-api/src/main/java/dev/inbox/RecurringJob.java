@@ -2,7 +2,6 @@ package dev.inbox;
 
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -63,7 +62,7 @@ public final class RecurringJob<T> {
         Objects.requireNonNull(cron, "cron");
         Objects.requireNonNull(queue, "queue");
         return new RecurringJob<>(name, cron.trim(), queue, Objects.requireNonNull(payloadType, "payloadType"),
-                Objects.requireNonNull(payload, "payload"), ZoneOffset.UTC, true);
+                Objects.requireNonNull(payload, "payload"), ZoneId.of("UTC"), true);
     }
 
     /** The zone the cron expression's hours and days are in; UTC unless set. */

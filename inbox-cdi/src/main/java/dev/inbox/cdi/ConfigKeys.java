@@ -25,6 +25,10 @@ final class ConfigKeys {
     static final String CONSOLE_PATH = "inbox.console.path";
     /** The role a user needs to open the console (default {@code inbox-admin}). */
     static final String CONSOLE_ROLE = "inbox.console.role";
+    /** The table of paused queues (default {@code inbox_paused}). */
+    static final String PAUSE_TABLE = "inbox.pause-table";
+    /** The table of the recurring jobs' due times (default {@code inbox_schedule}). */
+    static final String SCHEDULE_TABLE = "inbox.schedule-table";
     /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
     static final String SERVER_DATABASE = "inbox.db";
 
@@ -55,6 +59,8 @@ final class ConfigKeys {
         known.add(CONSOLE_ENABLED);
         known.add(CONSOLE_PATH);
         known.add(CONSOLE_ROLE);
+        known.add(PAUSE_TABLE);
+        known.add(SCHEDULE_TABLE);
         for (String job : recurring) {
             for (String key : RecurringMethod.KEYS) {
                 known.add(RecurringMethod.KEY_PREFIX + job + "." + key);

@@ -96,13 +96,16 @@ final class ConsolePages {
         return page.append("</body></html>").toString();
     }
 
-    /** The state cell's class and text: paused, running, its problem, or published only (handled elsewhere). */
+    /**
+     * The state cell's class and text: paused, running, its problem, or published only (handled by
+     * another application).
+     */
     private static String state(ConsoleServlet.QueueRow row) {
         if (row.paused()) {
             return " class=\"paused\">paused";
         }
         if (row.health() == null) {
-            return ">published here, handled elsewhere";
+            return ">published here, handled by another application";
         }
         return row.health().equals("UP") ? ">running" : " class=\"down\">" + escape(row.health());
     }

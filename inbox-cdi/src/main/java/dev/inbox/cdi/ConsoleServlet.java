@@ -157,7 +157,7 @@ final class ConsoleServlet extends HttpServlet {
         Map<String, QueueStats> stats = broker.stats();
         Set<String> paused = broker.paused();
         Map<String, String> health = new LinkedHashMap<>();
-        for (QueueHealth queue : broker.health().queues()) {
+        for (QueueHealth queue : startup.health().queues()) { // with the message-driven beans' queues
             health.put(queue.queue(), queue.ready() && queue.live() ? "UP" : queue.problem());
         }
         Map<String, QueueRow> rows = new LinkedHashMap<>();

@@ -46,6 +46,8 @@ public class InboxExtension implements Extension {
     private final Map<String, Map<SubscriptionOption<?>, Object>> options = new LinkedHashMap<>();
     private Map<SubscriptionOption<?>, Object> brokerSettings = Map.of();
     private Duration drainTimeout;
+    private String pauseTable;
+    private String scheduleTable;
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -56,6 +58,10 @@ public class InboxExtension implements Extension {
                     InboxHealth.Started.class}) {
                 event.addAnnotatedType(manager.createAnnotatedType(check), check.getName());
             }
+        } else {
+            LOG.log(Level.INFO, "Inbox: this application does not see the MicroProfile Health API, so Inbox adds"
+                    + " no health checks; enable the server's MicroProfile Health (Open Liberty: mpHealth-4.0;"
+                    + " WildFly: the microprofile-health-smallrye subsystem)");
         }
     }
 
@@ -143,6 +149,8 @@ public class InboxExtension implements Extension {
                 options.put(handler.queue(), QueueOptions.resolve(handler.queue(), handler.inbound(), config));
             }
             drainTimeout = drainTimeout(config);
+            pauseTable = table(config, ConfigKeys.PAUSE_TABLE);
+            scheduleTable = table(config, ConfigKeys.SCHEDULE_TABLE);
             for (RecurringMethod job : recurring.values()) {
                 job.job(config, due -> null); // the keys it reads hold values it can use
             }
@@ -165,6 +173,28 @@ public class InboxExtension implements Extension {
                     }
                 })
                 .orElse(null);
+    }
+
+    /** A table name {@code key} sets, checked before it reaches SQL; null where unset. */
+    private static String table(Config config, String key) {
+        return config.getOptionalValue(key, String.class).map(String::trim).map(name -> {
+            try {
+                return dev.inbox.Identifiers.checkTable(name);
+            } catch (InboxException e) {
+                throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key " + key + ": "
+                        + e.detail());
+            }
+        }).orElse(null);
+    }
+
+    /** The application's {@code inbox.pause-table}; null for the adapter's {@code PauseTable} or the default. */
+    String pauseTable() {
+        return pauseTable;
+    }
+
+    /** The application's {@code inbox.schedule-table}; null for the default. */
+    String scheduleTable() {
+        return scheduleTable;
     }
 
     /** The application's {@code inbox.drain-timeout}, or null for the adapter's. */

@@ -78,7 +78,8 @@ final class InboxHealth {
             response.withData("inbox", "not running: the application has not started Inbox, or it stopped");
         }
         for (QueueHealth queue : health.queues()) {
-            response.withData("queue " + queue.queue(), queueUp.test(queue) ? "UP" : queue.problem());
+            response.withData("queue " + queue.queue(), !queueUp.test(queue) ? queue.problem()
+                    : queue.paused() ? "UP, paused by an operator: claims wait until it is resumed" : "UP");
         }
         if (!health.listener().isEmpty()) {
             response.withData("listener", health.listener());

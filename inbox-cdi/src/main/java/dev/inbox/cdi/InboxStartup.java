@@ -7,6 +7,7 @@ import dev.inbox.Subscription;
 import dev.inbox.engine.BrokerHealth;
 import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.QueueHealth;
 import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.JndiDataSources;
 import dev.inbox.jca.Registration;
@@ -60,11 +61,14 @@ public class InboxStartup {
     private BrokerListener metrics;
     private InboxAdapter adapter;
     private String application;
+    /** The application's class loader, which tells its message-driven beans on the adapter from others'. */
+    private ClassLoader classes;
 
     /** Opens the application's handlers; {@link InboxWebListener} calls it as the web module starts. */
     void start() throws NamingException, InterruptedException {
         InitialContext names = new InitialContext();
         application = (String) names.lookup("java:app/AppName");
+        classes = Thread.currentThread().getContextClassLoader();
         ContextService contexts = (ContextService) names.lookup("java:comp/DefaultContextService");
         UserTransaction userTransaction = (UserTransaction) names.lookup("java:comp/UserTransaction");
         TransactionSynchronizationRegistry transactionRegistry = (TransactionSynchronizationRegistry) names
@@ -96,7 +100,8 @@ public class InboxStartup {
         BrokerListener listener = metrics == null ? throughput : BrokerListener.all(List.of(metrics, throughput));
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 context, new JtaDeliveryTransactions(dataSource, userTransaction, transactionRegistry),
-                extension.brokerSettings(), extension.drainTimeout(), listener, recurring));
+                extension.brokerSettings(), extension.drainTimeout(), listener, recurring, extension.pauseTable(),
+                extension.scheduleTable()));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s){2} on data source {3}{4}", application,
                 subscriptions.size(), recurring.isEmpty() ? "" : " and " + recurring.size() + " recurring job(s)",
                 dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry" : "");
@@ -174,10 +179,24 @@ public class InboxStartup {
                 + " Config inbox.datasource to the name of yours");
     }
 
-    /** The application's broker's health; not running before the application started or after it stopped. */
+    /**
+     * The application's broker's health, with its message-driven beans' subscriptions on the
+     * adapter; not running before the application started or after it stopped.
+     */
     BrokerHealth health() {
         InboxBroker current = broker;
-        return current == null ? BrokerHealth.notRunning() : current.health();
+        if (current == null) {
+            return BrokerHealth.notRunning();
+        }
+        BrokerHealth own = current.health();
+        List<QueueHealth> beans = adapter.beans(classes);
+        if (beans.isEmpty()) {
+            return own;
+        }
+        List<QueueHealth> all = new ArrayList<>(own.queues());
+        all.addAll(beans);
+        all.sort(java.util.Comparator.comparing(QueueHealth::queue));
+        return new BrokerHealth(own.running(), List.copyOf(all), own.listener());
     }
 
     Throughput throughput() {

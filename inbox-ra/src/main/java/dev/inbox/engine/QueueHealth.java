@@ -8,6 +8,7 @@ package dev.inbox.engine;
  *                its table gone, ...
  * @param live    false while a claim loop is stuck: a claim running, a loop waiting for a thread, or
  *                the poll late, for longer than the broker's {@code stuckAfter}
+ * @param paused  true while an operator has the queue paused: claims wait, which is neither down nor stuck
  * @param problem what is wrong, naming the queue or its table and the reason; empty when ready and live
  */
-public record QueueHealth(String queue, boolean ready, boolean live, String problem) {}
+public record QueueHealth(String queue, boolean ready, boolean live, boolean paused, String problem) {}

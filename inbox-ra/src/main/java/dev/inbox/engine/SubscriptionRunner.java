@@ -376,7 +376,7 @@ final class SubscriptionRunner {
         if (stuck != null) {
             problems.add(stuck);
         }
-        return new QueueHealth(queue, ready, stuck == null, String.join("; ", problems));
+        return new QueueHealth(queue, ready, stuck == null, pauses.paused(queue), String.join("; ", problems));
     }
 
     private String stuck(long now, long limit) {

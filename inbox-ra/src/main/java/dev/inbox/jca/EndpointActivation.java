@@ -10,6 +10,7 @@ import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.QueueHealth;
 import dev.inbox.engine.ShutdownReport;
 import dev.inbox.engine.Threads;
 import jakarta.resource.ResourceException;
@@ -65,7 +66,9 @@ final class EndpointActivation {
     private volatile InboxBroker broker;
     private boolean closed;
     private int attempts;
-    private String lastFailure;
+    private volatile String lastFailure;
+    /** Why the bean gave up subscribing; null while it subscribes or tries to. */
+    private volatile String gaveUp;
 
     private EndpointActivation(MessageEndpointFactory factory, boolean transacted, String queue) {
         this.factory = factory;
@@ -176,6 +179,7 @@ final class EndpointActivation {
         try {
             open = connect();
         } catch (RuntimeException e) {
+            gaveUp = e.getMessage();
             LOG.log(Level.ERROR, "Inbox: bean " + beanName(factory) + " gives up subscribing to queue "
                     + queue + ": " + e.getMessage() + "; mend it and restart the application", e);
             return;
@@ -194,6 +198,30 @@ final class EndpointActivation {
 
     private synchronized boolean closed() {
         return closed;
+    }
+
+    /**
+     * The bean's subscription's health: its broker's once open; not ready while it waits for its
+     * table or database, or after it gave up, naming the bean and why.
+     */
+    QueueHealth health() {
+        InboxBroker open = broker;
+        String bean = "message-driven bean " + beanName(factory) + ": ";
+        if (open != null) {
+            return open.health().queues().stream().findFirst()
+                    .map(q -> new QueueHealth(queue, q.ready(), q.live(), q.paused(),
+                            q.problem().isEmpty() ? "" : bean + q.problem()))
+                    .orElseGet(() -> new QueueHealth(queue, false, true, false, bean + "its broker has stopped"));
+        }
+        String failure = gaveUp;
+        return new QueueHealth(queue, false, true, false, bean + (failure != null
+                ? "gave up subscribing to queue " + queue + ": " + failure
+                : "cannot subscribe to queue " + queue + " yet: " + lastFailure));
+    }
+
+    /** The bean's class, as its application loads it; null where the server did not say. */
+    Class<?> beanClass() {
+        return factory.getEndpointClass();
     }
 
     /** Whether the subscription is open (false while it waits for its table or database). */

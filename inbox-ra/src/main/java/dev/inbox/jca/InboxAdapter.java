@@ -1,7 +1,9 @@
 package dev.inbox.jca;
 
 import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.QueueHealth;
 import dev.inbox.engine.ShutdownReport;
+import java.util.List;
 
 /**
  * The resource adapter as an application reaches it: the interface of the administered object the
@@ -24,6 +26,13 @@ public interface InboxAdapter {
 
     /** Shuts the application's broker down, after the container drained its requests; null if it had none. */
     ShutdownReport unregister(String application);
+
+    /**
+     * The health of the subscriptions of the message-driven beans this adapter activated for the
+     * application whose classes {@code application} loads, by queue: not ready, naming the bean,
+     * while one waits for its table or database.
+     */
+    List<QueueHealth> beans(ClassLoader application);
 
     /** The data source's JNDI name for applications whose configuration names none. */
     String getDataSource();

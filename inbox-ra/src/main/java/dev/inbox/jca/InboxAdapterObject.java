@@ -2,7 +2,9 @@ package dev.inbox.jca;
 
 import dev.inbox.InboxException;
 import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.QueueHealth;
 import dev.inbox.engine.ShutdownReport;
+import java.util.List;
 import jakarta.resource.Referenceable;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterAssociation;
@@ -50,6 +52,11 @@ public class InboxAdapterObject implements InboxAdapter, ResourceAdapterAssociat
     @Override
     public ShutdownReport unregister(String application) {
         return adapter().unregister(application);
+    }
+
+    @Override
+    public List<QueueHealth> beans(ClassLoader application) {
+        return adapter().beans(application);
     }
 
     @Override

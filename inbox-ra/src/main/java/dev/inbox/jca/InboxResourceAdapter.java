@@ -3,6 +3,7 @@ package dev.inbox.jca;
 import dev.inbox.InboxException;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.InboxBroker;
+import dev.inbox.engine.QueueHealth;
 import dev.inbox.engine.ShutdownReport;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -15,6 +16,8 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.io.Serializable;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Timer;
@@ -40,6 +43,8 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     static final String DEFAULT_DATA_SOURCE = "jdbc/inbox";
 
     private String dataSource = DEFAULT_DATA_SOURCE;
+    /** The {@code PauseTable} property; null for the engine's default. */
+    private String pauseTable;
     private String drainTimeout;
     private Duration drain;
     /** The broker-wide options set as properties, by property name; an option not here takes its default. */
@@ -93,6 +98,13 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         registration.routes().forEach(broker::route);
         registration.subscriptions().forEach(broker::subscribe);
         registration.recurring().forEach(broker::recurring);
+        String pauses = registration.pauseTable() != null ? registration.pauseTable() : pauseTable;
+        if (pauses != null) {
+            broker.pauseTable(pauses);
+        }
+        if (registration.scheduleTable() != null) {
+            broker.scheduleTable(registration.scheduleTable());
+        }
         Registered registered = new Registered(broker, registration.drainTimeout() != null
                 ? registration.drainTimeout() : drainTimeout());
         Registered previous = brokers.put(registration.application(), registered);
@@ -170,6 +182,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
                                 applySetting(broker, option, null);
                             }
                         }
+                        if (pauseTable != null) {
+                            broker.pauseTable(pauseTable);
+                        }
                         broker.wakeElsewhere(this::wake);
                     });
             EndpointActivation previous = endpoints.put(factory, activation);
@@ -193,6 +208,30 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     private void wake(String queue) {
         brokers.values().forEach(registered -> registered.broker().wake(queue));
         endpoints.values().forEach(activation -> activation.wake(queue));
+    }
+
+    @Override
+    public List<QueueHealth> beans(ClassLoader application) {
+        List<QueueHealth> health = new ArrayList<>();
+        for (EndpointActivation activation : endpoints.values()) {
+            if (loads(application, activation.beanClass())) {
+                health.add(activation.health());
+            }
+        }
+        health.sort(java.util.Comparator.comparing(QueueHealth::queue));
+        return health;
+    }
+
+    /** Whether {@code application}'s class loader gives the bean's own class: the bean is the application's. */
+    private static boolean loads(ClassLoader application, Class<?> bean) {
+        if (bean == null) {
+            return false;
+        }
+        try {
+            return Class.forName(bean.getName(), false, application) == bean;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Stops a bean's subscription: its deliveries in work settle until the drain timeout, the rest go back. */
@@ -230,6 +269,15 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
 
     public void setDataSource(String value) {
         dataSource = value;
+    }
+
+    /** The table of paused queues of every broker of this adapter whose application names none. */
+    public String getPauseTable() {
+        return pauseTable;
+    }
+
+    public void setPauseTable(String value) {
+        pauseTable = value == null || value.isBlank() ? null : dev.inbox.Identifiers.checkTable(value.trim());
     }
 
     // The properties of the broker-wide subscription options (SubscriptionOption.brokerWide()).

@@ -29,11 +29,15 @@ import javax.sql.DataSource;
  *                     ({@code inbox.drain-timeout}); null for the adapter's {@code DrainTimeout}
  * @param listener     hears the broker's events (the application's metrics); null for none
  * @param recurring    the application's recurring jobs; null for none
+ * @param pauseTable   the table of paused queues ({@code inbox.pause-table}); null for the adapter's
+ *                     {@code PauseTable}, else the engine's default
+ * @param scheduleTable the table of the recurring jobs' due times ({@code inbox.schedule-table}); null
+ *                     for the engine's default
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
         Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
-        List<RecurringJob<?>> recurring) {
+        List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable) {
 
     public Registration {
         recurring = recurring == null ? List.of() : List.copyOf(recurring);

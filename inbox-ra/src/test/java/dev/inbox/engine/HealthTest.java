@@ -35,7 +35,7 @@ class HealthTest {
             assertThat(up.running()).isTrue();
             assertThat(up.ready()).isTrue();
             assertThat(up.live()).isTrue();
-            assertThat(up.queues()).containsExactly(new QueueHealth("health", true, true, ""));
+            assertThat(up.queues()).containsExactly(new QueueHealth("health", true, true, false, ""));
 
             db.execute(rename(db, TABLE, TABLE + "_away"));
             InboxTestKit.await(() -> !broker.health().ready(), Duration.ofSeconds(10), () -> "still ready");

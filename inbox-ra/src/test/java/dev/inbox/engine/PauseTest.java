@@ -81,6 +81,9 @@ class PauseTest {
         Thread.sleep(10 * POLL.toMillis());
         assertThat(handled).as("only the job in work when the queue paused").containsExactly(0);
         assertThat(second.paused()).containsExactly("paused");
+        assertThat(second.health().queues()).as("paused is neither down nor stuck").singleElement()
+                .satisfies(q -> assertThat(q.paused()).isTrue()).satisfies(q -> assertThat(q.ready()).isTrue())
+                .satisfies(q -> assertThat(q.live()).isTrue());
         assertThat(first.stats().get("paused").ready()).isEqualTo(5);
 
         // A broker that connects while the queue is paused claims nothing either.

@@ -129,7 +129,7 @@ class RecurringJobsTest {
         createTables(db);
         InboxBroker first = broker(db, testClock, RecurringJob.of("report", "0 * * * * *", "ticks", Job.class,
                 due -> new Job(1)));
-        assertThat(scheduleRow(db)).isEqualTo("0 * * * * * Z|2026-11-30T12:01:00Z");
+        assertThat(scheduleRow(db)).isEqualTo("0 * * * * * UTC|2026-11-30T12:01:00Z");
         first.shutdown();
         broker(db, testClock, RecurringJob.of("report", "0 */10 * * * *", "ticks", Job.class, due -> new Job(1))
                 .zone(ZoneId.of("Europe/Paris")));

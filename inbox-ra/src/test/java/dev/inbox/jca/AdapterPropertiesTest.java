@@ -40,7 +40,7 @@ class AdapterPropertiesTest {
     @Test
     void everyBrokerWideOptionIsAPropertyAndNoPropertyHasAValue() throws Exception {
         Map<String, Element> properties = declared();
-        Set<String> expected = new LinkedHashSet<>(Set.of("DataSource", "DrainTimeout"));
+        Set<String> expected = new LinkedHashSet<>(Set.of("DataSource", "DrainTimeout", "PauseTable"));
         SubscriptionOption.all().stream().filter(SubscriptionOption::brokerWide)
                 .forEach(option -> expected.add(option.adapterProperty()));
         assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(expected);
@@ -63,6 +63,10 @@ class AdapterPropertiesTest {
         InboxResourceAdapter adapter = new InboxResourceAdapter();
         assertThatThrownBy(() -> adapter.setLease("forever")).isInstanceOf(InboxException.class)
                 .hasMessageContaining("resource adapter property Lease").hasMessageContaining("forever");
+        assertThatThrownBy(() -> adapter.setPauseTable("paused; DROP TABLE x")).isInstanceOf(InboxException.class)
+                .hasMessageContaining("is not a plain identifier");
+        adapter.setPauseTable(" ops.paused_queues ");
+        assertThat(adapter.getPauseTable()).isEqualTo("ops.paused_queues");
         adapter.setPollInterval("250ms");
         assertThat(adapter.getPollInterval()).isEqualTo("250ms");
         assertThat(adapter.getLease()).isNull();

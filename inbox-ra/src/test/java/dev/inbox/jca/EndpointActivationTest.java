@@ -194,6 +194,15 @@ class EndpointActivationTest {
         adapter.endpointDeactivation(gone, goneSpec);
 
         Thread.sleep(300);
+        // The application's health shows the waiting bean: not ready, naming it and the missing table.
+        assertThat(adapter.beans(StandInServer.class.getClassLoader())).singleElement().satisfies(bean -> {
+            assertThat(bean.queue()).isEqualTo("beans");
+            assertThat(bean.ready()).isFalse();
+            assertThat(bean.problem()).contains("message-driven bean", "cannot subscribe to queue beans yet",
+                    "late_jobs");
+        });
+        assertThat(adapter.beans(new java.net.URLClassLoader(new java.net.URL[0], null)))
+                .as("another application's class loader sees none of these beans").isEmpty();
         try (Connection c = server.pool.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE late_jobs (id INTEGER PRIMARY KEY, attempt INTEGER NOT NULL DEFAULT 1,"
                     + " locked_until TEXT, payload BLOB NOT NULL)");
@@ -204,9 +213,36 @@ class EndpointActivationTest {
         InboxTestKit.await(() -> count("late_jobs") == 0, EndpointActivation.RETRY_INTERVAL.multipliedBy(5),
                 () -> "handled " + handled);
         assertThat(handled).hasSize(10).doesNotHaveDuplicates();
+        assertThat(adapter.beans(StandInServer.class.getClassLoader())).singleElement()
+                .satisfies(bean -> assertThat(bean.ready()).as(bean.problem()).isTrue());
         assertThat(server.endpoints).as("endpoints created, each for the waiting bean: the other never subscribed")
                 .hasSize(10);
         assertEveryDeliveryPaired();
+    }
+
+    /** The adapter's PauseTable names the pause table of the beans' subscriptions: a pause there holds the bean. */
+    @Test
+    void aBeanReadsTheAdaptersPauseTable() throws Exception {
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS bean_pauses");
+            s.execute("CREATE TABLE bean_pauses (queue VARCHAR(200) PRIMARY KEY, paused_at TEXT NOT NULL)");
+            s.execute("INSERT INTO bean_pauses (queue, paused_at) VALUES ('beans', '2026-11-30T00:00:00Z')");
+        }
+        adapter.setPauseTable("bean_pauses");
+        List<Long> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        adapter.endpointActivation(server.bean((payload, delivery) -> {
+            handled.add(((Number) delivery.id()).longValue());
+            return Outcome.ack();
+        }, false), spec());
+        publish(1, "ack");
+        Thread.sleep(500); // ten poll intervals of the bean
+        assertThat(handled).as("paused in the adapter's pause table").isEmpty();
+        assertThat(adapter.beans(StandInServer.class.getClassLoader())).singleElement()
+                .satisfies(bean -> assertThat(bean.paused()).isTrue());
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM bean_pauses");
+        }
+        InboxTestKit.await(() -> handled.size() == 1, Duration.ofSeconds(10), () -> "resumed: " + handled);
     }
 
     /**
@@ -222,7 +258,7 @@ class EndpointActivationTest {
         }, false), spec("pollInterval", "60s"));
         Thread.sleep(500); // the bean's first poll found nothing: the next is a minute away
         var application = adapter.register(new Registration("publishing-app", server.pool, List.of(),
-                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null));
+                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null, null, null));
         application.publisher("beans", Map.class).publish(Map.of("job", 1, "mode", "ack"));
         assertThat(handled.await(5, TimeUnit.SECONDS)).as("handled before the bean's next poll").isTrue();
         adapter.unregister("publishing-app");

@@ -66,6 +66,9 @@ public final class AdvisoryForm implements Form {
         this.claimed = context.rows();
     }
 
+    /** How many times a claim whose locked candidates were all gone reads candidates again. */
+    static final int TAKE_ROUNDS = 4;
+
     @Override
     public List<Sql> statements() {
         List<Sql> all = new ArrayList<>(locks.statements());
@@ -103,20 +106,16 @@ public final class AdvisoryForm implements Form {
     public List<InFlight> claim(Instant now, int limit) throws SQLException {
         Session session = new Session(context.connections().open());
         try {
-            Map<Object, String> due = locks.lockDue(session.connection, now, limit);
-            // Locked from here on: if anything fails, the session releases them as it closes.
-            session.heldAside.addAll(due.values());
             List<InFlight> rows = new ArrayList<>();
-            for (Map.Entry<Object, String> candidate : due.entrySet()) {
-                String key = candidate.getValue();
-                InFlight row = takeLocked(session, candidate.getKey(), now);
-                session.heldAside.remove(key);
-                if (row == null) {
-                    locks.unlock(session.connection, key); // settled by another session since it was read
-                    continue;
+            // A candidate read just before its settlement committed elsewhere (often this process's
+            // own ack, releasing its lock as the next claim runs) is gone when taken; a claim whose
+            // candidates were all gone looks again at once rather than leave due rows to the poll.
+            for (int round = 0; round < TAKE_ROUNDS && rows.isEmpty(); round++) {
+                Map<Object, String> due = locks.lockDue(session.connection, now, limit);
+                if (due.isEmpty()) {
+                    break;
                 }
-                session.keys.put(row, key);
-                rows.add(row);
+                takeEach(session, due, now, rows);
             }
             countAttempts(session.connection, rows);
             if (rows.isEmpty()) {
@@ -128,6 +127,24 @@ public final class AdvisoryForm implements Form {
         } catch (SQLException | RuntimeException e) {
             session.abandon();
             throw e;
+        }
+    }
+
+    /** Takes each locked candidate still due into {@code rows}; unlocks those settled since they were read. */
+    private void takeEach(Session session, Map<Object, String> due, Instant now, List<InFlight> rows)
+            throws SQLException {
+        // Locked from here on: if anything fails, the session releases them as it closes.
+        session.heldAside.addAll(due.values());
+        for (Map.Entry<Object, String> candidate : due.entrySet()) {
+            String key = candidate.getValue();
+            InFlight row = takeLocked(session, candidate.getKey(), now);
+            session.heldAside.remove(key);
+            if (row == null) {
+                locks.unlock(session.connection, key); // settled by another session since it was read
+                continue;
+            }
+            session.keys.put(row, key);
+            rows.add(row);
         }
     }
 

@@ -108,6 +108,7 @@ class SampleIT {
                 + "\"oldestReadySeconds\":0}"),
                 "the refunds queue drained");
         assertThat(api.body("/refunds")).isEqualTo(recorded);
+        assertHealthy();
         // Each refund's booking job committed with it; the message-driven bean books it once.
         String booked = "[{\"order\":42,\"amountCents\":-1999},{\"order\":43,\"amountCents\":-500},"
                 + "{\"order\":44,\"amountCents\":-700}]";
@@ -122,6 +123,27 @@ class SampleIT {
         assertThat(api.body("/receipts")).isEqualTo(mailed);
         assertThat(api.body("/ledger")).isEqualTo(booked);
         assertThat(api.post("/refunds", "{\"order\": 46, \"amountCents\"").statusCode()).isEqualTo(400);
+    }
+
+    /**
+     * The server's MicroProfile Health readiness holds Inbox's check, with no code in the sample: UP,
+     * naming each queue of the application's handlers and of its message-driven bean (the ledger's,
+     * a subscription the adapter opened for the bean). Open Liberty's mpHealth feature serves it on
+     * the HTTP port. WildFly's microprofile-health-smallrye subsystem (on the management port) does
+     * not register the checks of an EAR's subdeployments (WFLY-12835), so there it answers for the
+     * server and its deployments only.
+     */
+    private void assertHealthy() throws Exception {
+        String ready = SERVER.equals("liberty") ? "http://127.0.0.1:9080/health/ready"
+                : "http://127.0.0.1:9990/health/ready";
+        var response = api.getAt(ready);
+        assertThat(response.statusCode()).as(ready + ": " + response.body()).isEqualTo(200);
+        if (SERVER.equals("liberty")) {
+            assertThat(response.body()).contains("\"inbox-ready\"", "\"queue refunds\":\"UP\"",
+                    "\"queue receipts\":\"UP\"", "\"queue ledger\":\"UP\"");
+        } else {
+            assertThat(response.body()).contains("\"status\":\"UP\"", "sample-web.war");
+        }
     }
 
     /**
