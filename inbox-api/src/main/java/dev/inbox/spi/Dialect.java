@@ -237,6 +237,16 @@ public interface Dialect {
     String insert(TableShape table);
 
     /**
+     * The insert of {@code rows} jobs in one statement (a multi-row {@code VALUES} list), each row
+     * with the parameters {@link #insert} names, in row order; null where the database takes a batch
+     * of single inserts instead. One statement commits alone in autocommit, so a batch published in
+     * a transaction of its own needs no transaction around it (and none of its round trips).
+     */
+    default String insertRows(TableShape table, int rows) {
+        return null;
+    }
+
+    /**
      * The insert of one job that carries a unique key ({@code :key}): where a row of the table
      * already holds the key (or the id), it inserts nothing (an update count of 0) or fails with an
      * error {@link #duplicateKey} recognizes, and in either case leaves the caller's transaction

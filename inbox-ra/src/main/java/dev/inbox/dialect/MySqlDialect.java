@@ -244,4 +244,13 @@ public final class MySqlDialect extends StandardDialect {
     public boolean duplicateKey(SQLException e) {
         return e.getErrorCode() == 1062 || e.getErrorCode() == 1586;
     }
+
+    /**
+     * A batch as one multi-row insert: the drivers send a batch of inserts as many statements (or a
+     * bulk command), and in autocommit those would commit one by one.
+     */
+    @Override
+    public String insertRows(TableShape t, int rows) {
+        return multiRowInsert(t, rows);
+    }
 }

@@ -351,6 +351,14 @@ public abstract class StandardDialect implements Dialect {
                 + String.join(", ", values) + ")";
     }
 
+    /** {@link #insert} with its {@code VALUES} tuple written {@code rows} times. */
+    protected String multiRowInsert(TableShape t, int rows) {
+        String one = insert(t);
+        int values = one.indexOf(" VALUES (");
+        String tuple = one.substring(values + " VALUES ".length());
+        return one.substring(0, values) + " VALUES " + String.join(", ", java.util.Collections.nCopies(rows, tuple));
+    }
+
     /** A parameter written into a JSON or text column; PostgreSQL casts it to json types. */
     protected String jsonParameter(TableShape t, Column column, String parameter) {
         return parameter;

@@ -77,7 +77,12 @@ final class BrokerPublisher<T> implements Publisher<T> {
         try (Connection connection = database.open()) {
             // A connection already in a transaction (a JTA one) takes the batch into it.
             if (inOneTransaction && payloads.size() > 1 && connection.getAutoCommit()) {
-                Transactions.run(connection, -1, () -> insert(target, connection, payloads, options));
+                List<byte[]> encoded = encodeAll(payloads);
+                if (target.table().insertRows(database.dialect(), encoded) != null) {
+                    insertEncoded(target, connection, encoded, options); // one statement: it commits alone
+                } else {
+                    Transactions.run(connection, -1, () -> insertEncoded(target, connection, encoded, options));
+                }
                 target.wakes().wake(queue);
                 return Published.NEW;
             }
@@ -140,11 +145,15 @@ final class BrokerPublisher<T> implements Publisher<T> {
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
     private Published insert(PublishQueue target, Connection connection, Collection<?> payloads,
             PublishOptions options) throws SQLException {
+        return insertEncoded(target, connection, encodeAll(payloads), options);
+    }
+
+    private List<byte[]> encodeAll(Collection<?> payloads) {
         List<byte[]> encoded = new ArrayList<>(payloads.size());
         for (Object payload : payloads) {
             encoded.add(encode(required(payload)));
         }
-        return insertEncoded(target, connection, encoded, options);
+        return encoded;
     }
 
     /**
@@ -157,16 +166,28 @@ final class BrokerPublisher<T> implements Publisher<T> {
         OpenedTable table = target.table();
         Dialect dialect = target.database().dialect();
         check(options);
-        Sql insert = options.unique() ? table.insertUnique() : table.insert();
+        Sql rows = table.insertRows(dialect, payloads);
+        Sql insert = rows != null ? rows : options.unique() ? table.insertUnique() : table.insert();
         Instant now = target.clock().instant();
         Duration delay = options.delayFrom(now);
         Instant due = delay.isZero() ? null : dialect.deadline(now, delay);
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
-            for (byte[] json : payloads) {
+            for (int row = 0; row < payloads.size(); row++) {
+                byte[] json = payloads.get(row);
                 target.limit().check(queue, json.length);
-                if (table.binaryPayload()) {
+                if (rows != null) {
+                    // Every row of one statement: its payload in its own place, the rest shared (bound below).
+                    if (table.binaryPayload()) {
+                        insert.setBytes(ps, "payload", row, json);
+                    } else {
+                        insert.setString(ps, "payload", row, new String(json, StandardCharsets.UTF_8));
+                    }
+                    if (row < payloads.size() - 1) {
+                        continue;
+                    }
+                } else if (table.binaryPayload()) {
                     insert.setBytes(ps, "payload", json);
                 } else {
                     insert.setString(ps, "payload", new String(json, StandardCharsets.UTF_8));
@@ -193,11 +214,13 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     if (!inserted(dialect, ps)) {
                         return Published.DUPLICATE;
                     }
+                } else if (rows != null) {
+                    ps.executeUpdate();
                 } else {
                     ps.addBatch();
                 }
             }
-            if (payloads.size() > 1) {
+            if (payloads.size() > 1 && rows == null) {
                 ps.executeBatch();
             }
         }

@@ -33,6 +33,8 @@ final class OpenedTable {
     private final boolean binaryPayload;
     private final long payloadCapacity;
     private final Sql notify;
+    /** Multi-row inserts by row count, made as publishers need them. */
+    private final Map<Integer, Sql> rowInserts = new java.util.concurrent.ConcurrentHashMap<>();
 
     private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
             Sql notify) {
@@ -180,6 +182,36 @@ final class OpenedTable {
     Sql insert() {
         return insert;
     }
+
+    /**
+     * The insert of all of {@code payloads} in one statement, where the dialect writes one and they
+     * are few and small enough for one packet ({@value #MOST_ROWS_IN_ONE_STATEMENT} rows, 1 MiB); else null.
+     */
+    Sql insertRows(Dialect dialect, List<byte[]> payloads) {
+        if (payloads.size() < 2 || payloads.size() > MOST_ROWS_IN_ONE_STATEMENT) {
+            return null;
+        }
+        long bytes = 0;
+        for (byte[] payload : payloads) {
+            bytes += payload.length;
+        }
+        if (bytes > MOST_BYTES_IN_ONE_STATEMENT) {
+            return null;
+        }
+        Sql rows = rowInserts.get(payloads.size());
+        if (rows == null) {
+            String text = dialect.insertRows(shape, payloads.size());
+            if (text == null) {
+                return null;
+            }
+            rows = new Sql("insert of " + payloads.size() + " rows", text);
+            rowInserts.putIfAbsent(payloads.size(), rows);
+        }
+        return rows;
+    }
+
+    static final int MOST_ROWS_IN_ONE_STATEMENT = 64;
+    private static final long MOST_BYTES_IN_ONE_STATEMENT = 1 << 20;
 
     /** The insert of a job with a unique key, which inserts nothing for a duplicate; null without a key column. */
     Sql insertUnique() {

@@ -69,6 +69,18 @@ public final class Sql {
         }
     }
 
+    /** Binds the {@code occurrence}th place (from 0) of {@code parameter}: one row of a multi-row statement. */
+    public void setBytes(PreparedStatement statement, String parameter, int occurrence, byte[] value)
+            throws SQLException {
+        statement.setBytes(positions.get(parameter)[occurrence], value);
+    }
+
+    /** Binds the {@code occurrence}th place (from 0) of {@code parameter}: one row of a multi-row statement. */
+    public void setString(PreparedStatement statement, String parameter, int occurrence, String value)
+            throws SQLException {
+        statement.setString(positions.get(parameter)[occurrence], value);
+    }
+
     public void setString(PreparedStatement statement, String parameter, String value) throws SQLException {
         for (int i : positions.getOrDefault(parameter, NONE)) {
             statement.setString(i, value);

@@ -53,6 +53,12 @@ class PublishAllTest {
         InboxTestKit.await(() -> handled.size() == 100 && db.count(TABLE) == 0, Duration.ofSeconds(20),
                 () -> handled.size() + " handled");
 
+        // A batch small enough for one statement (MySQL and MariaDB: one multi-row insert), each row its own payload.
+        broker.publisher("all", Job.class).publishAll(IntStream.range(200, 240).mapToObj(Job::new).toList());
+        InboxTestKit.await(() -> handled.size() == 140 && db.count(TABLE) == 0, Duration.ofSeconds(20),
+                () -> handled.size() + " handled");
+        assertThat(handled).containsAll(IntStream.range(200, 240).boxed().toList());
+
         InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("all", Job.leaseTable(TABLE)).connect();
         brokers.add(publisherOnly);
         List<Object> mixed = List.of(new Job(1000), new Unwritable(1001));
