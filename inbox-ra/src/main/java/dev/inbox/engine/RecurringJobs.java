@@ -54,6 +54,8 @@ final class RecurringJobs {
         final RecurringJob<?> job;
         final CronSchedule schedule;
         volatile Instant due;
+        /** The expression another server wrote, once this one has said so; null while the row holds this one's. */
+        String deferredTo;
 
         Entry(RecurringJob<?> job) {
             this.job = job;
@@ -269,11 +271,15 @@ final class RecurringJobs {
             }
             if (!row.cron.equals(text)) {
                 // Another server started with another expression; it publishes until this one restarts.
-                LOG.log(Level.WARNING, "Inbox: recurring job {0} runs on \"{1}\" in the schedule table, not on"
-                        + " \"{2}\" as declared here: the server that wrote it publishes; restart this one to take"
-                        + " its declaration back", entry.job.name(), row.cron, text);
+                if (!row.cron.equals(entry.deferredTo)) {
+                    entry.deferredTo = row.cron;
+                    LOG.log(Level.WARNING, "Inbox: recurring job {0} runs on \"{1}\" in the schedule table, not on"
+                            + " \"{2}\" as declared here: the server that wrote it publishes; restart this one to"
+                            + " take its declaration back", entry.job.name(), row.cron, text);
+                }
                 entry.due = max(row.due, clock.instant().plus(DEFERRED));
             } else {
+                entry.deferredTo = null;
                 entry.due = row.due;
             }
             return true;

@@ -136,6 +136,25 @@ class RecurringJobsTest {
         assertThat(scheduleRow(db)).isEqualTo("0 */10 * * * * Europe/Paris|2026-11-30T12:10:00Z");
     }
 
+    /** During a rolling deployment the server that started last runs the job; the other publishes nothing. */
+    @Test
+    void aServerWithAnOlderExpressionLeavesTheJobToTheOneThatWroteTheTable() throws Exception {
+        TestDatabase db = TestDatabase.SQLITE;
+        createTables(db);
+        testClock.set("2026-11-30T12:00:30Z");
+        broker(db, testClock, RecurringJob.of("report", "0 * * * * *", "ticks", Job.class,
+                due -> new Job((int) due.getEpochSecond())));
+        broker(db, testClock, RecurringJob.of("report", "0 */10 * * * *", "ticks", Job.class,
+                due -> new Job((int) due.getEpochSecond())));
+        testClock.set("2026-11-30T12:01:00.200Z"); // the older expression's occurrence
+        Thread.sleep(10 * POLL.toMillis());
+        assertThat(db.count(TABLE)).as("the older expression publishes nothing").isZero();
+        testClock.set("2026-11-30T12:10:00.200Z");
+        InboxTestKit.await(() -> db.count(TABLE) == 1, Duration.ofSeconds(10), () -> "the newer expression's");
+        Thread.sleep(10 * POLL.toMillis());
+        assertThat(published(db)).containsExactly(Instant.parse("2026-11-30T12:10:00Z"));
+    }
+
     private static String scheduleRow(TestDatabase db) throws Exception {
         try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT cron, next_due FROM " + SCHEDULE + " WHERE name = 'report'")) {
