@@ -3,6 +3,7 @@ package dev.inbox.cdi;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
+import dev.inbox.engine.CronSchedule;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.Bean;
 import java.lang.reflect.Method;
@@ -108,8 +109,10 @@ final class RecurringMethod {
                     + enabled.get() + " is neither true nor false");
         }
         Class payloadType = payloadType();
-        return RecurringJob.of(name(), cron, queue(), payloadType, (Function) call).zone(zone)
+        RecurringJob<?> job = RecurringJob.of(name(), cron, queue(), payloadType, (Function) call).zone(zone)
                 .enabled(enabled.map(Boolean::parseBoolean).orElse(true));
+        CronSchedule.check(job);
+        return job;
     }
 
     private Class<?> payloadType() {

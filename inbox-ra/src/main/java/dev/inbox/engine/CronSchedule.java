@@ -14,7 +14,7 @@ import java.time.ZonedDateTime;
  * (parsed by cron-utils). {@link #text} is what the schedule table keeps, so a server that starts
  * with another expression or zone sees the change.
  */
-final class CronSchedule {
+public final class CronSchedule {
     private static final CronParser PARSER = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(
             CronType.SPRING53));
 
@@ -24,6 +24,16 @@ final class CronSchedule {
     private CronSchedule(RecurringJob<?> job, ExecutionTime times) {
         this.job = job;
         this.times = times;
+    }
+
+    /**
+     * Checks {@code job}'s expression, as a broker would at connect (the CDI extension checks it at
+     * deployment).
+     *
+     * @throws InboxException {@code DECLARATION} naming the job and what to write instead
+     */
+    public static void check(RecurringJob<?> job) {
+        of(job);
     }
 
     /**
