@@ -308,6 +308,15 @@ public abstract class StandardDialect implements Dialect {
 
     @Override
     public String insert(TableShape t) {
+        return insertOf(t, 1);
+    }
+
+    /** {@link #insert} with its {@code VALUES} tuple written {@code rows} times: one statement for a batch. */
+    protected String multiRowInsert(TableShape t, int rows) {
+        return insertOf(t, rows);
+    }
+
+    private String insertOf(TableShape t, int rows) {
         InboxSpec spec = t.spec();
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
@@ -347,16 +356,9 @@ public abstract class StandardDialect implements Dialect {
             columns.add(t.name(c));
             values.add(delayedUntil(t));
         });
-        return "INSERT INTO " + t.table() + " (" + String.join(", ", columns) + ") VALUES ("
-                + String.join(", ", values) + ")";
-    }
-
-    /** {@link #insert} with its {@code VALUES} tuple written {@code rows} times. */
-    protected String multiRowInsert(TableShape t, int rows) {
-        String one = insert(t);
-        int values = one.indexOf(" VALUES (");
-        String tuple = one.substring(values + " VALUES ".length());
-        return one.substring(0, values) + " VALUES " + String.join(", ", java.util.Collections.nCopies(rows, tuple));
+        String tuple = "(" + String.join(", ", values) + ")";
+        return "INSERT INTO " + t.table() + " (" + String.join(", ", columns) + ") VALUES "
+                + String.join(", ", java.util.Collections.nCopies(rows, tuple));
     }
 
     /** A parameter written into a JSON or text column; PostgreSQL casts it to json types. */

@@ -174,24 +174,8 @@ final class BrokerPublisher<T> implements Publisher<T> {
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
-            for (int row = 0; row < payloads.size(); row++) {
-                byte[] json = payloads.get(row);
-                target.limit().check(queue, json.length);
-                if (rows != null) {
-                    // Every row of one statement: its payload in its own place, the rest shared (bound below).
-                    if (table.binaryPayload()) {
-                        insert.setBytes(ps, "payload", row, json);
-                    } else {
-                        insert.setString(ps, "payload", row, new String(json, StandardCharsets.UTF_8));
-                    }
-                    if (row < payloads.size() - 1) {
-                        continue;
-                    }
-                } else if (table.binaryPayload()) {
-                    insert.setBytes(ps, "payload", json);
-                } else {
-                    insert.setString(ps, "payload", new String(json, StandardCharsets.UTF_8));
-                }
+            // What every row shares: bound once for one statement of many rows, for each row of a batch.
+            Binding shared = () -> {
                 if (insert.uses("id")) {
                     insert.set(ps, "id", options.id());
                 }
@@ -210,18 +194,37 @@ final class BrokerPublisher<T> implements Publisher<T> {
                     insert.setTime(ps, "published", published, dialect);
                 }
                 insert.set(ps, "delay", delay.isZero() ? null : delay.toMillis());
-                if (payloads.size() == 1) {
-                    if (!inserted(dialect, ps)) {
-                        return Published.DUPLICATE;
+            };
+            for (int row = 0; row < payloads.size(); row++) {
+                byte[] json = payloads.get(row);
+                target.limit().check(queue, json.length);
+                String text = table.binaryPayload() ? null : new String(json, StandardCharsets.UTF_8);
+                if (rows != null) {
+                    // One statement: each row's payload has its own place.
+                    if (text == null) {
+                        insert.setBytes(ps, "payload", row, json);
+                    } else {
+                        insert.setString(ps, "payload", row, text);
                     }
-                } else if (rows != null) {
-                    ps.executeUpdate();
+                    continue;
+                }
+                if (text == null) {
+                    insert.setBytes(ps, "payload", json);
                 } else {
+                    insert.setString(ps, "payload", text);
+                }
+                shared.bind();
+                if (payloads.size() > 1) {
                     ps.addBatch();
                 }
             }
-            if (payloads.size() > 1 && rows == null) {
+            if (rows != null) {
+                shared.bind();
+                ps.executeUpdate();
+            } else if (payloads.size() > 1) {
                 ps.executeBatch();
+            } else if (!inserted(dialect, ps)) {
+                return Published.DUPLICATE;
             }
         }
         target.listener().published(queue, payloads.size());
@@ -234,6 +237,12 @@ final class BrokerPublisher<T> implements Publisher<T> {
             }
         }
         return Published.NEW;
+    }
+
+    /** Binds parameters of a prepared insert. */
+    @FunctionalInterface
+    private interface Binding {
+        void bind() throws SQLException;
     }
 
     /** Runs a one-job insert: false when a unique index kept the row out (nothing inserted, or the dialect's duplicate error). */
