@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  * publishes the occurrence in the same transaction: of any number of servers, the one whose update
  * changed the row publishes, the others read the new due time. No leader is elected. The next due
  * time is the first one after the moment of publishing, so after downtime the missed occurrences
- * are published once (carrying the first missed due time). A server that starts with another cron expression (or zone) than the table
- * holds writes its own and the due time that follows from it.
+ * are published once (carrying the first missed due time). A server that starts with another
+ * cron expression (or zone) than the table holds writes its own and the due time that follows.
  */
 final class RecurringJobs {
     private static final System.Logger LOG = System.getLogger(RecurringJobs.class.getName());
@@ -124,11 +124,16 @@ final class RecurringJobs {
         }
     }
 
+    /**
+     * The time type of the built-in dialects' tables; for a dialect of the user's, words, as the
+     * pause table's message has them.
+     */
     private String timeType() {
         return switch (dialect.name()) {
             case "postgresql" -> "TIMESTAMPTZ";
             case "sqlite" -> "TEXT";
-            default -> "DATETIME";
+            case "mysql" -> "DATETIME";
+            default -> "<the time type of your queue tables>";
         };
     }
 
