@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.LongAdder;
 
 /** Runs one worker per thread, each opened (connections, statements) before the clock starts. */
 final class Parallel {
@@ -30,6 +31,7 @@ final class Parallel {
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> started = new ArrayList<>();
+        LongAdder threadsCpu = new LongAdder(); // the workers end before the clock stops: each adds its own
         for (int t = 0; t < threads; t++) {
             int index = t;
             Thread thread = new Thread(() -> {
@@ -42,11 +44,14 @@ final class Parallel {
                     ready.countDown();
                 }
                 if (worker != null) {
+                    long cpu = Meter.currentThreadCpu(); // after opening, which is not measured
                     try (Worker open = worker) {
                         go.await();
                         open.run();
                     } catch (Exception e) {
                         failures.add(e);
+                    } finally {
+                        threadsCpu.add(Meter.currentThreadCpu() - cpu);
                     }
                 }
             }, "bench-" + t);
@@ -59,7 +64,7 @@ final class Parallel {
         for (Thread thread : started) {
             thread.join();
         }
-        Meter.Measured measured = meter.stop(jobs);
+        Meter.Measured measured = meter.stop(jobs, threadsCpu.sum());
         if (!failures.isEmpty()) {
             throw failures.get(0);
         }

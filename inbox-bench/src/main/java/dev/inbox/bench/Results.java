@@ -94,14 +94,17 @@ final class Results {
                 continue;
             }
             md.append("\n**").append(name).append("** (jobs per second; CPU time per job, in this JVM and on the whole"
-                    + " machine with the database, of the measured runs)\n\n")
+                    + " machine with the database, of the measured runs; the JVM's includes the JIT compilers and the garbage"
+                    + " collector, the threads' is the work alone)\n\n")
                     .append("| db | form | workers | batch | jobs | engine | plain JDBC | ratio"
-                            + " | JVM CPU µs/job, engine / JDBC | machine CPU µs/job, engine / JDBC |\n")
-                    .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                            + " | threads CPU µs/job, engine / JDBC | JVM CPU µs/job, engine / JDBC"
+                            + " | machine CPU µs/job, engine / JDBC |\n")
+                    .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Throughput t : figures) {
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %.0f | %.0f | %.2f | %.0f / %.0f"
-                        + " | %.0f / %.0f |%n", t.db(), t.form(), t.workers(), t.batch(), t.jobs(), t.jobsPerS(),
-                        t.baselineJobsPerS(), t.ratio(), t.engine().processCpuUsPerJob(),
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %.0f | %.0f | %.2f | %.1f / %.1f"
+                        + " | %.0f / %.0f | %.0f / %.0f |%n", t.db(), t.form(), t.workers(), t.batch(), t.jobs(),
+                        t.jobsPerS(), t.baselineJobsPerS(), t.ratio(), t.engine().threadsCpuUsPerJob(),
+                        t.baseline().threadsCpuUsPerJob(), t.engine().processCpuUsPerJob(),
                         t.baseline().processCpuUsPerJob(), t.engine().machineCpuUsPerJob(),
                         t.baseline().machineCpuUsPerJob()));
             }
