@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Measures the engine beside a plain JDBC loop of the same statements on the same threads, for
@@ -23,7 +25,8 @@ import java.util.List;
  *   <li>latency: publish to handler start over 1,000 jobs at a low rate (see {@link LatencyBench}).</li>
  * </ul>
  * For each figure the engine and the baseline first run once on {@code jobs} jobs, unmeasured: a
- * warm-up, and a measure of how many jobs the faster of them does in {@code seconds}. The figure is
+ * warm-up, and a measure of how many jobs the faster of them does in {@code seconds} (the first
+ * figure of each part and form runs each side once more, unmeasured, on that many). The figure is
  * then the best (highest jobs per second) of {@code repeats} runs of that many jobs (at least
  * {@code jobs}, at most 100,000), engine and baseline taking turns, each run timed from its first
  * claim (or insert) to its last settlement, with the CPU time it took in this JVM and on the
@@ -36,6 +39,8 @@ public final class Bench {
 
     private final BenchArgs args;
     private final Results results = new Results();
+    /** The parts, databases and forms whose code has run long enough for the JIT (see {@link #throughput}). */
+    private final Set<String> warmed = new HashSet<>();
     private int failures;
 
     private Bench(BenchArgs args) {
@@ -173,6 +178,12 @@ public final class Bench {
             // An unmeasured first run of each side warms it up and tells how many jobs fill the measured runs.
             double rate = Math.max(engine.run(args.jobs()).jobsPerS(), baseline.run(args.jobs()).jobsPerS());
             int jobs = (int) Math.min(MAX_JOBS, Math.max(args.jobs(), Math.round(rate * args.seconds())));
+            if (warmed.add(name + " " + db.name() + " " + form)) {
+                // The first figure of a part and form meets code the JIT has not compiled yet: one more
+                // unmeasured run of each side, so the compilers' CPU is not charged to the measured runs.
+                engine.run(jobs);
+                baseline.run(jobs);
+            }
             Meter.Measured best = null;
             Meter.Measured bestBaseline = null;
             for (int r = 0; r < args.repeats(); r++) {
