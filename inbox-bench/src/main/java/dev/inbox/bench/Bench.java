@@ -1,6 +1,7 @@
 package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.bench.peers.PeerLogging;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +54,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         System.setProperty("java.awt.headless", "true");
+        PeerLogging.quiet();
         BenchArgs args = BenchArgs.parse(argv);
         long start = System.nanoTime();
         Bench bench = new Bench(args);
