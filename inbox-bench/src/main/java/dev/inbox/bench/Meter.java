@@ -8,9 +8,10 @@ import java.nio.file.Path;
 /**
  * Times a measured stretch: wall clock, this process's CPU time, and the machine's busy CPU time
  * (from {@code /proc/stat}, where there is one). CPU per job shows where a figure's time went:
- * the engine's own work in this JVM, or the database's beside it.
+ * the engine's own work in this JVM, or the database's beside it. Public for the peers part
+ * ({@code dev.inbox.bench.peers}), which times other schedulers with it.
  */
-final class Meter {
+public final class Meter {
     private static final Path PROC_STAT = Path.of("/proc/stat");
     /** Linux counts /proc/stat in clock ticks of 10 ms. */
     private static final double NANOS_PER_TICK = 10e6;
@@ -20,13 +21,13 @@ final class Meter {
     private final long machineStart = machineBusyTicks();
 
     /** What a stretch of {@code jobs} jobs cost. NaN where a figure cannot be read. */
-    record Measured(double jobsPerS, double processCpuUsPerJob, double machineCpuUsPerJob) {}
+    public record Measured(double jobsPerS, double processCpuUsPerJob, double machineCpuUsPerJob) {}
 
-    static Meter start() {
+    public static Meter start() {
         return new Meter();
     }
 
-    Measured stop(long jobs) {
+    public Measured stop(long jobs) {
         long wall = System.nanoTime() - wallStart;
         long process = processCpu() - processStart;
         long machine = machineBusyTicks() - machineStart;
