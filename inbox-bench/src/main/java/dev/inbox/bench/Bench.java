@@ -1,12 +1,19 @@
 package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.bench.peers.DbSchedulerDrain;
+import dev.inbox.bench.peers.Drained;
+import dev.inbox.bench.peers.JobRunrDrain;
+import dev.inbox.bench.peers.PeerLogging;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,6 +22,7 @@ import java.util.Set;
  * <pre>
  * BENCH name=drain|txdrain|publish db=.. form=.. workers=.. batch=.. jobs_per_s=.. baseline_jobs_per_s=.. ratio=..
  * BENCH name=latency db=.. form=.. workers=1 batch=1 wake=local|notify|poll p50_ms=.. p99_ms=..
+ * BENCH name=peer db=.. peer=inbox-lease|inbox-rowlock|db-scheduler|jobrunr workers=.. jobs=.. jobs_per_s=..
  * </pre>
  * <ul>
  *   <li>drain: a filled table drained by no-op handlers, per form, workers and batch;</li>
@@ -22,7 +30,10 @@ import java.util.Set;
  *       through the delivery's connection, at the largest batch (row lock claims take one row
  *       each in this mode, so batch 1);</li>
  *   <li>publish: inserts into an empty lease table, per workers and batch (see {@link PublishBench});</li>
- *   <li>latency: publish to handler start over 1,000 jobs at a low rate (see {@link LatencyBench}).</li>
+ *   <li>latency: publish to handler start over 1,000 jobs at a low rate (see {@link LatencyBench});</li>
+ *   <li>peers: on PostgreSQL and MariaDB, the engine's drain (lease and row lock, batch 16) beside
+ *       db-scheduler and JobRunr draining the same number of no-op jobs with the same threads
+ *       ({@code dev.inbox.bench.peers}); see {@link #peers}.</li>
  * </ul>
  * For each figure the engine and the baseline first run once on {@code jobs} jobs, unmeasured: a
  * warm-up, and a measure of how many jobs the faster of them does in {@code seconds} (the first
@@ -50,6 +61,18 @@ public final class Bench {
     /** The most jobs a measured run takes: the drain's table of the benchmark's definition. */
     private static final int MAX_JOBS = 100_000;
 
+    /** The databases of the peers part: db-scheduler and JobRunr keep no jobs in SQLite here. */
+    private static final List<String> PEER_DATABASES = List.of("postgres", "mariadb");
+    /** The engine's claim batch in the peers part: what a user who wants throughput picks. */
+    private static final int PEER_BATCH = 16;
+    /**
+     * How long the slowest peer's measured run should last, per {@code seconds}: long enough that
+     * JobRunr's first look for work (1 s after its start) is a small part of it.
+     */
+    private static final int PEER_SECONDS_PER_SECOND = 5;
+    /** The most jobs a measured run of the peers part takes, so the part stays a few minutes. */
+    private static final int MAX_PEER_JOBS = 20_000;
+
     /** A measured run of {@code jobs} jobs. */
     @FunctionalInterface
     private interface Run {
@@ -58,6 +81,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         System.setProperty("java.awt.headless", "true");
+        PeerLogging.quiet();
         BenchArgs args = BenchArgs.parse(argv);
         long start = System.nanoTime();
         Bench bench = new Bench(args);
@@ -123,6 +147,11 @@ public final class Bench {
                 for (int workers : args.workers()) {
                     drain("txdrain", db, form, workers, form == ClaimForm.ROW_LOCK ? 1 : args.bestBatch());
                 }
+            }
+        }
+        if (args.runs("peers") && PEER_DATABASES.contains(db.name())) {
+            for (int workers : args.workers()) {
+                peers(db, workers);
             }
         }
         if (args.runs("latency")) {
@@ -199,6 +228,67 @@ public final class Bench {
 
     private static Meter.Measured faster(Meter.Measured a, Meter.Measured b) {
         return a == null || b.jobsPerS() > a.jobsPerS() ? b : a;
+    }
+
+    private static Drained faster(Drained a, Drained b) {
+        return b.measured().jobsPerS() > a.measured().jobsPerS() ? b : a;
+    }
+
+    /** A peer of the peers part: its name in the lines and a drain of {@code jobs} jobs. */
+    private record Peer(String name, PeerRun run) {}
+
+    @FunctionalInterface
+    private interface PeerRun {
+        Drained run(int jobs) throws Exception;
+    }
+
+    /**
+     * One cell of the peers part: the engine (lease and row lock, batch 16) beside db-scheduler and
+     * JobRunr where they run on the database, all with {@code workers} threads on the same number
+     * of jobs. Each first drains {@code jobs} jobs, unmeasured. The slowest one's rate once its jobs
+     * flow (after its first completion) sizes the measured runs: {@code 5 * seconds} of its work, at
+     * least {@code jobs} and at most 20,000 jobs, so that JobRunr's start (its first look for work
+     * comes 1 s after it) is a small part of its run and the part stays a few minutes. The measured
+     * runs take turns; the best of each peer is reported.
+     */
+    private void peers(BenchDatabase db, int workers) {
+        List<Peer> peers = new ArrayList<>();
+        for (ClaimForm form : List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK)) {
+            String name = "inbox-" + BenchArgs.name(form);
+            String what = "name=peer db=" + db.name() + " peer=" + name + " workers=" + workers;
+            peers.add(new Peer(name, jobs -> new Drained(checked(what, db, false, jobs,
+                    EngineDrain.run(db, form, workers, PEER_BATCH, jobs, false)), Double.NaN)));
+        }
+        if (DbSchedulerDrain.serves(db.name())) {
+            peers.add(new Peer(DbSchedulerDrain.NAME, jobs -> DbSchedulerDrain.run(db.name(), db.url(), workers, jobs)));
+        }
+        if (JobRunrDrain.serves(db.name())) {
+            peers.add(new Peer(JobRunrDrain.NAME, jobs -> JobRunrDrain.run(db.name(), db.url(), workers, jobs)));
+        }
+        double slowest = Double.MAX_VALUE;
+        for (Peer peer : List.copyOf(peers)) {
+            try {
+                slowest = Math.min(slowest, peer.run().run(args.jobs()).flowingJobsPerS(args.jobs()));
+            } catch (Exception e) {
+                peers.remove(peer);
+                failed("name=peer db=" + db.name() + " peer=" + peer.name() + " workers=" + workers, e);
+            }
+        }
+        int jobs = (int) Math.min(MAX_PEER_JOBS,
+                Math.max(args.jobs(), Math.round(slowest * PEER_SECONDS_PER_SECOND * args.seconds())));
+        Map<String, Drained> best = new LinkedHashMap<>();
+        for (int r = 0; r < args.repeats(); r++) {
+            for (Peer peer : List.copyOf(peers)) {
+                try {
+                    best.merge(peer.name(), peer.run().run(jobs), Bench::faster);
+                } catch (Exception e) {
+                    peers.remove(peer);
+                    best.remove(peer.name());
+                    failed("name=peer db=" + db.name() + " peer=" + peer.name() + " workers=" + workers, e);
+                }
+            }
+        }
+        best.forEach((name, drained) -> results.add(new Results.Peer(db.name(), name, workers, jobs, drained)));
     }
 
     private void latency(BenchDatabase db, ClaimForm form, LatencyBench.Wake wake) {

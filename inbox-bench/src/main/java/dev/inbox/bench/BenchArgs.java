@@ -18,13 +18,13 @@ import java.util.Locale;
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
  * workers=1,4,16
  * batches=1,16                   claim batch sizes; for publish, 1 is single inserts and more a batch
- * only=drain,publish,txdrain,latency
+ * only=drain,publish,txdrain,latency,peers
  * </pre>
  */
 record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
         List<Integer> batches, List<String> only) {
 
-    static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency");
+    static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency", "peers");
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
 
     static BenchArgs parse(String... args) {

@@ -18,8 +18,10 @@ import java.util.Map;
  * itself, and more for the side with more code to compile (profiles with async-profiler showed
  * half the process's CPU in compiler threads), so the threads' figure is the one that compares
  * the engine's work with the loop's: the CPU of every Java thread that ran during the stretch.
+ *
+ * <p>Public for the peers part ({@code dev.inbox.bench.peers}), which times other schedulers with it.
  */
-final class Meter {
+public final class Meter {
     private static final Path PROC_STAT = Path.of("/proc/stat");
     /** Linux counts /proc/stat in clock ticks of 10 ms. */
     private static final double NANOS_PER_TICK = 10e6;
@@ -31,14 +33,14 @@ final class Meter {
     private final long machineStart = machineBusyTicks();
 
     /** What a stretch of {@code jobs} jobs cost. NaN where a figure cannot be read. */
-    record Measured(double jobsPerS, double processCpuUsPerJob, double threadsCpuUsPerJob,
+    public record Measured(double jobsPerS, double processCpuUsPerJob, double threadsCpuUsPerJob,
             double machineCpuUsPerJob) {}
 
-    static Meter start() {
+    public static Meter start() {
         return new Meter();
     }
 
-    Measured stop(long jobs) {
+    public Measured stop(long jobs) {
         return stop(jobs, 0);
     }
 

@@ -1,11 +1,15 @@
 package dev.inbox.bench;
 
+import dev.inbox.bench.peers.Drained;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Every figure of a run: printed as one {@code BENCH} line as it is measured, and at the end
@@ -43,8 +47,28 @@ final class Results {
         }
     }
 
+    /** A drain of the peers part: the engine or another scheduler, every peer of a cell on {@code jobs} jobs. */
+    record Peer(String db, String peer, int workers, int jobs, Drained drained) {
+        double jobsPerS() {
+            return drained.measured().jobsPerS();
+        }
+
+        Meter.Measured measured() {
+            return drained.measured();
+        }
+
+        /** With {@code first_ms} where the clock includes the peer's start: db-scheduler and JobRunr. */
+        String line() {
+            return String.format(Locale.ROOT, "BENCH name=peer db=%s peer=%s workers=%d jobs=%d jobs_per_s=%.0f%s"
+                    + " threads_cpu_us_per_job=%.0f", db, peer, workers, jobs, jobsPerS(), Double.isNaN(drained.firstMs())
+                    ? "" : String.format(Locale.ROOT, " first_ms=%.0f", drained.firstMs()),
+                    measured().threadsCpuUsPerJob());
+        }
+    }
+
     private final List<Throughput> throughputs = new ArrayList<>();
     private final List<Latency> latencies = new ArrayList<>();
+    private final List<Peer> peers = new ArrayList<>();
     private final List<String> lines = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
@@ -55,6 +79,11 @@ final class Results {
 
     void add(Latency figure) {
         latencies.add(figure);
+        print(figure.line());
+    }
+
+    void add(Peer figure) {
+        peers.add(figure);
         print(figure.line());
     }
 
@@ -118,10 +147,68 @@ final class Results {
                         l.p50(), l.p99()));
             }
         }
+        if (!peers.isEmpty()) {
+            peerTables(md);
+        }
         if (!notes.isEmpty()) {
             md.append("\n**checks**\n\n");
             notes.forEach(note -> md.append("- `").append(note).append("`\n"));
         }
         return md.toString();
+    }
+
+    /**
+     * The peers part as two tables with a row per peer and a column per database and workers:
+     * jobs per second, then this JVM's CPU time per job (the machine's is left out: on a shared
+     * machine it counts other work over JobRunr's long runs). A peer that does not run on a
+     * database has a dash. Then how long after its start each peer completed its first job.
+     */
+    private void peerTables(StringBuilder md) {
+        List<String> rows = peers.stream().map(Peer::peer).distinct().toList();
+        List<Peer> columns = new ArrayList<>();
+        for (Peer p : peers) {
+            if (columns.stream().noneMatch(c -> c.db().equals(p.db()) && c.workers() == p.workers())) {
+                columns.add(p);
+            }
+        }
+        StringBuilder header = new StringBuilder("| peer |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Peer c : columns) {
+            header.append(String.format(Locale.ROOT, " %s, %d %s (%d jobs) |", c.db(), c.workers(),
+                    c.workers() == 1 ? "worker" : "workers", c.jobs()));
+            rule.append("---:|");
+        }
+        md.append("\n**peers** (jobs per second, a no-op job drained from a filled table, timed from the start of"
+                + " the scheduler to the last completion written; best of the measured runs)\n\n");
+        peerTable(md, header, rule, rows, columns, p -> String.format(Locale.ROOT, "%.0f", p.jobsPerS()));
+        md.append("\n**peers, CPU** (µs per job in the Java threads that ran: the work, without the JIT compilers)\n\n");
+        peerTable(md, header, rule, rows, columns,
+                p -> String.format(Locale.ROOT, "%.0f", p.measured().threadsCpuUsPerJob()));
+        md.append("\nFirst job completed after the start, ms:");
+        for (String row : rows) {
+            DoubleSummaryStatistics first = peers.stream().filter(p -> p.peer().equals(row))
+                    .mapToDouble(p -> p.drained().firstMs()).filter(ms -> !Double.isNaN(ms)).summaryStatistics();
+            if (first.getCount() > 0) {
+                md.append(String.format(Locale.ROOT, " %s %.0f to %.0f;", row, first.getMin(), first.getMax()));
+            }
+        }
+        md.append(" the engine's clock starts as it claims.\n");
+    }
+
+    private void peerTable(StringBuilder md, CharSequence header, CharSequence rule, List<String> rows,
+            List<Peer> columns, Function<Peer, String> cell) {
+        md.append(header).append('\n').append(rule).append('\n');
+        for (String row : rows) {
+            md.append("| ").append(row).append(" |");
+            for (Peer c : columns) {
+                md.append(' ').append(find(row, c).map(cell).orElse("–")).append(" |");
+            }
+            md.append('\n');
+        }
+    }
+
+    private Optional<Peer> find(String peer, Peer column) {
+        return peers.stream().filter(p -> p.peer().equals(peer) && p.db().equals(column.db())
+                && p.workers() == column.workers()).findFirst();
     }
 }
