@@ -17,15 +17,20 @@ import java.util.Locale;
  * dbs=postgres,mariadb,sqlite
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
  * workers=1,4,16
- * batches=1,16                   claim batch sizes; for publish, 1 is single inserts and more a batch
+ * batches=1,16,64,256            claim batch sizes; for publish, 1 is single inserts and more a batch
+ *                                (publish: 1,16 unless given)
  * only=drain,publish,txdrain,latency
  * </pre>
+ *
+ * @param batchesGiven whether {@code batches=} was given, not the default
  */
 record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
-        List<Integer> batches, List<String> only) {
+        List<Integer> batches, List<String> only, boolean batchesGiven) {
 
     static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency");
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
+    /** Past 16 a publish batch's commit is a small share of its cost: more shows nothing new, and takes minutes. */
+    private static final List<Integer> PUBLISH_BATCHES = List.of(1, 16);
 
     static BenchArgs parse(String... args) {
         int jobs = 2000;
@@ -34,8 +39,9 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
         List<String> dbs = DATABASES;
         List<ClaimForm> forms = List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK, ClaimForm.ADVISORY);
         List<Integer> workers = List.of(1, 4, 16);
-        List<Integer> batches = List.of(1, 16);
+        List<Integer> batches = List.of(1, 16, 64, 256);
         List<String> only = PARTS;
+        boolean batchesGiven = false;
         for (String arg : args) {
             if (arg.isBlank()) {
                 continue;
@@ -50,13 +56,16 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
                 case "forms" -> forms = names("forms", value, List.of("lease", "rowlock", "advisory")).stream()
                         .map(BenchArgs::form).toList();
                 case "workers" -> workers = numbers("workers", value);
-                case "batches" -> batches = numbers("batches", value);
+                case "batches" -> {
+                    batches = numbers("batches", value);
+                    batchesGiven = true;
+                }
                 case "only" -> only = names("only", value, PARTS);
                 default -> throw new IllegalArgumentException("unknown argument " + arg
                         + ": use jobs=, seconds=, repeats=, dbs=, forms=, workers=, batches=, only=");
             }
         }
-        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only);
+        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only, batchesGiven);
     }
 
     /** The arguments as they would be written, for the results' heading. */
@@ -72,6 +81,11 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
 
     boolean runs(String part) {
         return only.contains(part);
+    }
+
+    /** The publish part's batch sizes: those given, else 1 and 16. */
+    List<Integer> publishBatches() {
+        return batchesGiven ? batches : PUBLISH_BATCHES;
     }
 
     /** The largest batch size asked for: the one the transactional drain uses. */
