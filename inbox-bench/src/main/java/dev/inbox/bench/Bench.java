@@ -12,10 +12,13 @@ import java.util.List;
  * each database, and prints one line per figure:
  * <pre>
  * BENCH name=drain|txdrain|publish db=.. form=.. workers=.. batch=.. jobs_per_s=.. baseline_jobs_per_s=.. ratio=..
+ * BENCH name=limit db=.. form=.. workers=.. batch=.. jobs_per_s=.. via=pgbench|procedure
  * BENCH name=latency db=.. form=.. workers=1 batch=1 wake=local|notify|poll p50_ms=.. p99_ms=..
  * </pre>
  * <ul>
  *   <li>drain: a filled table drained by no-op handlers, per form, workers and batch;</li>
+ *   <li>limit: the database's own limit for each form's claim and settlement, the client doing as
+ *       little as it can, per workers and batch of 16 or more (see {@link Limit});</li>
  *   <li>txdrain: the same with transactional handlers that insert a row into {@code bench_effects}
  *       through the delivery's connection, at the largest batch (row lock claims take one row
  *       each in this mode, so batch 1);</li>
@@ -104,6 +107,9 @@ public final class Bench {
                 }
             }
         }
+        if (args.runs("limit")) {
+            limits(db, forms);
+        }
         if (args.runs("publish")) {
             for (int workers : args.workers()) {
                 for (int batch : args.publishBatches()) {
@@ -143,6 +149,56 @@ public final class Bench {
                     return checked(what + " side=baseline", db, transactional, jobs,
                             BaselineDrain.run(db, form, workers, batch, jobs, transactional));
                 });
+    }
+
+    private void limits(BenchDatabase db, List<ClaimForm> forms) {
+        String unavailable = Limit.unavailable(db);
+        if (unavailable != null) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": " + unavailable);
+            return;
+        }
+        if (args.limitBatches().isEmpty()) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": no batch of 16 or more in batches=");
+            return;
+        }
+        for (ClaimForm form : forms) {
+            for (int workers : args.limitWorkers()) {
+                for (int batch : args.limitBatches()) {
+                    limit(db, form, workers, batch);
+                }
+            }
+        }
+    }
+
+    /**
+     * A limit figure, sized as a throughput figure is: an unmeasured run of about {@code jobs} jobs,
+     * then the best of {@code repeats} runs of as many rounds as that run did in {@code seconds},
+     * settling at most the 100,000 jobs of a drain from a table of at most twice that (an advisory
+     * claim may take fewer rows than its batch, so its table holds more than it settles).
+     */
+    private void limit(BenchDatabase db, ClaimForm form, int workers, int batch) {
+        String what = "name=limit db=" + db.name() + " form=" + BenchArgs.name(form) + " workers=" + workers
+                + " batch=" + batch;
+        try {
+            int perRound = workers * batch;
+            Limit.Run first = Limit.run(db, form, workers, batch, Math.max(1, args.jobs() / perRound));
+            double settledPerRound = Math.max(1.0, (double) first.settled() / first.rounds());
+            double rounds = Math.min(first.rounds() / first.seconds() * args.seconds(),
+                    Math.min(MAX_JOBS / settledPerRound, 2.0 * MAX_JOBS / perRound));
+            Limit.Run best = null;
+            for (int r = 0; r < args.repeats(); r++) {
+                Limit.Run run = Limit.run(db, form, workers, batch, (int) Math.max(1, rounds));
+                if (form != ClaimForm.ADVISORY && run.settled() != run.planned()) {
+                    results.warn("CHECK " + what + " planned=" + run.planned() + " settled=" + run.settled()
+                            + ": a claim found fewer rows than its batch");
+                }
+                best = best == null || run.jobsPerS() > best.jobsPerS() ? run : best;
+            }
+            results.add(new Results.Limit(db.name(), BenchArgs.name(form), workers, batch, best.settled(),
+                    best.jobsPerS(), best.via()));
+        } catch (Exception e) {
+            failed(what, e);
+        }
     }
 
     /**

@@ -1,0 +1,93 @@
+package dev.inbox.bench;
+
+import dev.inbox.ClaimForm;
+import java.util.function.UnaryOperator;
+
+/**
+ * The database's own limit for a claim form: the jobs per second it claims and settles with the
+ * form's statements, in transactions of the same batch, when the client does as little as it can.
+ * PostgreSQL: {@code pgbench} runs a script of the statements (see {@link PgbenchLimit}); MariaDB:
+ * a stored procedure loops them on the server (see {@link ProcedureLimit}). SQLite runs in the
+ * benchmark's process, so its plain JDBC loop is already the database's limit.
+ *
+ * <p>A run fills the table with one batch more per worker than it claims, so no claim ever finds
+ * the table short, and counts the rows it deleted.
+ */
+final class Limit {
+
+    /**
+     * A run's result.
+     *
+     * @param jobsPerS the rows deleted per second
+     * @param rounds   the claims of each worker
+     * @param planned  the rows the run's claims asked for: rounds × workers × batch
+     * @param settled  the rows it deleted: as planned for lease and row lock, where every claim
+     *                 finds a full batch; advisory claims may take fewer (their scan passes over
+     *                 rows other sessions hold)
+     * @param seconds  how long the claims took
+     * @param via      {@code pgbench} or {@code procedure}
+     */
+    record Run(double jobsPerS, int rounds, long planned, long settled, double seconds, String via) {}
+
+    private Limit() {}
+
+    /** Why {@code db} has no limit figure; null when it has one. */
+    static String unavailable(BenchDatabase db) {
+        return switch (db.name()) {
+            case "postgres" -> PgbenchLimit.executable().isPresent() ? null
+                    : "pgbench is not on the PATH (install the PostgreSQL client tools)";
+            case "mariadb" -> null;
+            default -> "the database runs in the benchmark's process: the plain JDBC loop of the drain is its limit";
+        };
+    }
+
+    /** Each of {@code workers} sessions claims {@code rounds} batches and settles them. */
+    static Run run(BenchDatabase db, ClaimForm form, int workers, int batch, int rounds) throws Exception {
+        long planned = (long) rounds * workers * batch;
+        long filled = planned + (long) workers * batch;
+        db.fill(form, Math.toIntExact(filled));
+        boolean pgbench = db.name().equals("postgres");
+        double seconds = pgbench ? PgbenchLimit.run(db, form, workers, batch, rounds)
+                : ProcedureLimit.run(db, form, workers, batch, rounds);
+        long left = db.count(BenchDatabase.TABLE);
+        if (left < filled - planned) {
+            throw new IllegalStateException("the run deleted " + (filled - left) + " rows, more than the "
+                    + planned + " its claims asked for");
+        }
+        long settled = filled - left;
+        return new Run(settled / seconds, rounds, planned, settled, seconds, pgbench ? "pgbench" : "procedure");
+    }
+
+    /**
+     * {@code sql} with each named parameter ({@code :id}) replaced by {@code parameter.apply("id")},
+     * read as {@link dev.inbox.spi.NamedSql} reads it: quoted strings and identifiers and
+     * PostgreSQL's {@code ::} casts are left alone.
+     */
+    static String bind(String sql, UnaryOperator<String> parameter) {
+        StringBuilder out = new StringBuilder(sql.length());
+        int i = 0;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                int end = sql.indexOf(c, i + 1);
+                end = end < 0 ? sql.length() : end + 1;
+                out.append(sql, i, end);
+                i = end;
+            } else if (c == ':' && i + 1 < sql.length() && sql.charAt(i + 1) == ':') {
+                out.append("::");
+                i += 2;
+            } else if (c == ':' && i + 1 < sql.length() && Character.isJavaIdentifierStart(sql.charAt(i + 1))) {
+                int end = i + 1;
+                while (end < sql.length() && Character.isJavaIdentifierPart(sql.charAt(end))) {
+                    end++;
+                }
+                out.append(parameter.apply(sql.substring(i + 1, end)));
+                i = end;
+            } else {
+                out.append(c);
+                i++;
+            }
+        }
+        return out.toString();
+    }
+}
