@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Measures the engine beside a plain JDBC loop of the same statements on the same threads, for
@@ -98,17 +100,39 @@ public final class Bench {
 
     private void parts(BenchDatabase db) {
         List<ClaimForm> forms = args.forms().stream().filter(db::serves).toList();
+        String noLimit = args.runs("limit") ? Limit.unavailable(db) : null;
+        if (noLimit != null) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": " + noLimit);
+        } else if (args.runs("limit") && args.limitBatches().isEmpty()) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": no batch of 16 or more in batches=");
+        }
+        boolean limits = args.runs("limit") && noLimit == null;
+        // A limit is measured right after the drain of its cell, where there is one: the machine's load
+        // then weighs on both alike.
+        Set<List<Object>> limitsDone = new HashSet<>();
         if (args.runs("drain")) {
             for (ClaimForm form : forms) {
                 for (int workers : args.workers()) {
                     for (int batch : args.batches()) {
                         drain("drain", db, form, workers, batch);
+                        if (limits && args.limitWorkers().contains(workers) && args.limitBatches().contains(batch)) {
+                            limit(db, form, workers, batch);
+                            limitsDone.add(List.of(form, workers, batch));
+                        }
                     }
                 }
             }
         }
-        if (args.runs("limit")) {
-            limits(db, forms);
+        if (limits) {
+            for (ClaimForm form : forms) {
+                for (int workers : args.limitWorkers()) {
+                    for (int batch : args.limitBatches()) {
+                        if (!limitsDone.contains(List.of(form, workers, batch))) {
+                            limit(db, form, workers, batch);
+                        }
+                    }
+                }
+            }
         }
         if (args.runs("publish")) {
             for (int workers : args.workers()) {
@@ -149,25 +173,6 @@ public final class Bench {
                     return checked(what + " side=baseline", db, transactional, jobs,
                             BaselineDrain.run(db, form, workers, batch, jobs, transactional));
                 });
-    }
-
-    private void limits(BenchDatabase db, List<ClaimForm> forms) {
-        String unavailable = Limit.unavailable(db);
-        if (unavailable != null) {
-            results.note("SKIPPED name=limit db=" + db.name() + ": " + unavailable);
-            return;
-        }
-        if (args.limitBatches().isEmpty()) {
-            results.note("SKIPPED name=limit db=" + db.name() + ": no batch of 16 or more in batches=");
-            return;
-        }
-        for (ClaimForm form : forms) {
-            for (int workers : args.limitWorkers()) {
-                for (int batch : args.limitBatches()) {
-                    limit(db, form, workers, batch);
-                }
-            }
-        }
     }
 
     /**
