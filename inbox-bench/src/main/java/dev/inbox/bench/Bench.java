@@ -136,7 +136,7 @@ public final class Bench {
         }
         if (args.runs("publish")) {
             for (int workers : args.workers()) {
-                for (int batch : args.publishBatches()) {
+                for (int batch : args.batches()) {
                     throughput("publish", db, PublishBench.FORM, workers, batch,
                             jobs -> PublishBench.engine(db, workers, batch, jobs),
                             jobs -> PublishBench.baseline(db, workers, batch, jobs));

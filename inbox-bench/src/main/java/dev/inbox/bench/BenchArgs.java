@@ -17,21 +17,18 @@ import java.util.Locale;
  * dbs=postgres,mariadb,sqlite
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
  * workers=1,4,16                 the limit part: 4,16 unless given
- * batches=1,16,64,256            claim batch sizes; for publish, 1 is single inserts and more a batch
- *                                (publish: 1,16 unless given); the limit part takes those of 16 or more
+ * batches=1,16,64,256            claim batch sizes; for publish, 1 is single inserts and more a batch;
+ *                                the limit part takes those of 16 or more
  * only=drain,limit,publish,txdrain,latency
  * </pre>
  *
  * @param workersGiven whether {@code workers=} was given, not the default
- * @param batchesGiven whether {@code batches=} was given, not the default
  */
 record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
-        List<Integer> batches, List<String> only, boolean workersGiven, boolean batchesGiven) {
+        List<Integer> batches, List<String> only, boolean workersGiven) {
 
     static final List<String> PARTS = List.of("drain", "limit", "publish", "txdrain", "latency");
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
-    /** Past 16 a publish batch's commit is a small share of its cost: more shows nothing new, and takes minutes. */
-    private static final List<Integer> PUBLISH_BATCHES = List.of(1, 16);
     /** Where the engine's throughput is near the database's; one worker is bound by its round trips. */
     private static final List<Integer> LIMIT_WORKERS = List.of(4, 16);
     /** The smallest batch the limit part measures: below it the client's round trips, not the database, bound a run. */
@@ -47,7 +44,6 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
         List<Integer> batches = List.of(1, 16, 64, 256);
         List<String> only = PARTS;
         boolean workersGiven = false;
-        boolean batchesGiven = false;
         for (String arg : args) {
             if (arg.isBlank()) {
                 continue;
@@ -65,16 +61,13 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
                     workers = numbers("workers", value);
                     workersGiven = true;
                 }
-                case "batches" -> {
-                    batches = numbers("batches", value);
-                    batchesGiven = true;
-                }
+                case "batches" -> batches = numbers("batches", value);
                 case "only" -> only = names("only", value, PARTS);
                 default -> throw new IllegalArgumentException("unknown argument " + arg
                         + ": use jobs=, seconds=, repeats=, dbs=, forms=, workers=, batches=, only=");
             }
         }
-        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only, workersGiven, batchesGiven);
+        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only, workersGiven);
     }
 
     /** The arguments as they would be written, for the results' heading. */
@@ -90,11 +83,6 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
 
     boolean runs(String part) {
         return only.contains(part);
-    }
-
-    /** The publish part's batch sizes: those given, else 1 and 16. */
-    List<Integer> publishBatches() {
-        return batchesGiven ? batches : PUBLISH_BATCHES;
     }
 
     /** The limit part's workers: those given, else 4 and 16. */
