@@ -2,6 +2,7 @@ package dev.inbox.spi;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A statement written with named parameters ({@code :id}), turned into JDBC's {@code ?} form once.
@@ -13,8 +14,20 @@ import java.util.List;
 public record NamedSql(String jdbc, List<String> parameters) {
 
     public static NamedSql parse(String sql) {
-        StringBuilder out = new StringBuilder(sql.length());
         List<String> names = new ArrayList<>();
+        String jdbc = replace(sql, name -> {
+            names.add(name);
+            return "?";
+        });
+        return new NamedSql(jdbc, List.copyOf(names));
+    }
+
+    /**
+     * {@code sql} with each named parameter ({@code :id}) replaced by {@code parameter.apply("id")},
+     * in the statement's order; quoted strings and identifiers and {@code ::} casts are left alone.
+     */
+    public static String replace(String sql, UnaryOperator<String> parameter) {
+        StringBuilder out = new StringBuilder(sql.length());
         int i = 0;
         while (i < sql.length()) {
             char c = sql.charAt(i);
@@ -31,15 +44,14 @@ public record NamedSql(String jdbc, List<String> parameters) {
                 while (end < sql.length() && Character.isJavaIdentifierPart(sql.charAt(end))) {
                     end++;
                 }
-                names.add(sql.substring(i + 1, end));
-                out.append('?');
+                out.append(parameter.apply(sql.substring(i + 1, end)));
                 i = end;
             } else {
                 out.append(c);
                 i++;
             }
         }
-        return new NamedSql(out.toString(), List.copyOf(names));
+        return out.toString();
     }
 
     /** The 1-based placeholder positions of {@code name}; empty when the statement does not use it. */

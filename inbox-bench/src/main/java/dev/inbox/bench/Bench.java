@@ -21,11 +21,14 @@ import java.util.Set;
  * each database, and prints one line per figure:
  * <pre>
  * BENCH name=drain|txdrain|publish db=.. form=.. workers=.. batch=.. jobs_per_s=.. baseline_jobs_per_s=.. ratio=..
+ * BENCH name=limit db=.. form=.. workers=.. batch=.. jobs_per_s=.. via=pgbench|procedure
  * BENCH name=latency db=.. form=.. workers=1 batch=1 wake=local|notify|poll p50_ms=.. p99_ms=..
  * BENCH name=peer db=.. peer=inbox-lease|inbox-rowlock|db-scheduler|jobrunr workers=.. jobs=.. jobs_per_s=..
  * </pre>
  * <ul>
  *   <li>drain: a filled table drained by no-op handlers, per form, workers and batch;</li>
+ *   <li>limit: the database's own limit for each form's claim and settlement, the client doing as
+ *       little as it can, per workers and batch of 16 or more (see {@link Limit});</li>
  *   <li>txdrain: the same with transactional handlers that insert a row into {@code bench_effects}
  *       through the delivery's connection, at the largest batch (row lock claims take one row
  *       each in this mode, so batch 1);</li>
@@ -124,11 +127,36 @@ public final class Bench {
 
     private void parts(BenchDatabase db) {
         List<ClaimForm> forms = args.forms().stream().filter(db::serves).toList();
+        String noLimit = args.runs("limit") ? Limit.unavailable(db) : null;
+        if (noLimit != null) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": " + noLimit);
+        } else if (args.runs("limit") && args.limitBatches().isEmpty()) {
+            results.note("SKIPPED name=limit db=" + db.name() + ": no batch of 16 or more in batches=");
+        }
+        boolean limits = args.runs("limit") && noLimit == null;
+        // A limit is measured right after the drain of its cell, where there is one: the machine's load
+        // then weighs on both alike.
+        Set<List<Object>> limitsDone = new HashSet<>();
         if (args.runs("drain")) {
             for (ClaimForm form : forms) {
                 for (int workers : args.workers()) {
                     for (int batch : args.batches()) {
                         drain("drain", db, form, workers, batch);
+                        if (limits && args.limitWorkers().contains(workers) && args.limitBatches().contains(batch)) {
+                            limit(db, form, workers, batch);
+                            limitsDone.add(List.of(form, workers, batch));
+                        }
+                    }
+                }
+            }
+        }
+        if (limits) {
+            for (ClaimForm form : forms) {
+                for (int workers : args.limitWorkers()) {
+                    for (int batch : args.limitBatches()) {
+                        if (!limitsDone.contains(List.of(form, workers, batch))) {
+                            limit(db, form, workers, batch);
+                        }
                     }
                 }
             }
@@ -177,6 +205,37 @@ public final class Bench {
                     return checked(what + " side=baseline", db, transactional, jobs,
                             BaselineDrain.run(db, form, workers, batch, jobs, transactional));
                 });
+    }
+
+    /**
+     * A limit figure, sized as a throughput figure is: an unmeasured run of about {@code jobs} jobs,
+     * then the best of {@code repeats} runs of as many rounds as that run did in {@code seconds},
+     * settling at most the 100,000 jobs of a drain from a table of at most twice that (an advisory
+     * claim may take fewer rows than its batch, so its table holds more than it settles).
+     */
+    private void limit(BenchDatabase db, ClaimForm form, int workers, int batch) {
+        String what = "name=limit db=" + db.name() + " form=" + BenchArgs.name(form) + " workers=" + workers
+                + " batch=" + batch;
+        try {
+            int perRound = workers * batch;
+            Limit.Run first = Limit.run(db, form, workers, batch, Math.max(1, args.jobs() / perRound));
+            double settledPerRound = Math.max(1.0, (double) first.settled() / first.rounds());
+            double rounds = Math.min(first.rounds() / first.seconds() * args.seconds(),
+                    Math.min(MAX_JOBS / settledPerRound, 2.0 * MAX_JOBS / perRound));
+            Limit.Run best = null;
+            for (int r = 0; r < args.repeats(); r++) {
+                Limit.Run run = Limit.run(db, form, workers, batch, (int) Math.max(1, rounds));
+                if (form != ClaimForm.ADVISORY && run.settled() != run.planned()) {
+                    results.warn("CHECK " + what + " planned=" + run.planned() + " settled=" + run.settled()
+                            + ": a claim found fewer rows than its batch");
+                }
+                best = best == null || run.jobsPerS() > best.jobsPerS() ? run : best;
+            }
+            results.add(new Results.Limit(db.name(), BenchArgs.name(form), workers, batch, best.settled(),
+                    best.jobsPerS(), best.via()));
+        } catch (Exception e) {
+            failed(what, e);
+        }
     }
 
     /**

@@ -16,16 +16,23 @@ import java.util.Locale;
  * repeats=1                      measured runs per figure; the best is reported
  * dbs=postgres,mariadb,sqlite
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
- * workers=1,4,16
- * batches=1,16                   claim batch sizes; for publish, 1 is single inserts and more a batch
- * only=drain,publish,txdrain,latency,peers
+ * workers=1,4,16                 the limit part: 4,16 unless given
+ * batches=1,16,64,256            claim batch sizes; for publish, 1 is single inserts and more a batch;
+ *                                the limit part takes those of 16 or more
+ * only=drain,limit,publish,txdrain,latency,peers
  * </pre>
+ *
+ * @param workersGiven whether {@code workers=} was given, not the default
  */
 record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<ClaimForm> forms, List<Integer> workers,
-        List<Integer> batches, List<String> only) {
+        List<Integer> batches, List<String> only, boolean workersGiven) {
 
-    static final List<String> PARTS = List.of("drain", "publish", "txdrain", "latency", "peers");
+    static final List<String> PARTS = List.of("drain", "limit", "publish", "txdrain", "latency", "peers");
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
+    /** Where the engine's throughput is near the database's; one worker is bound by its round trips. */
+    private static final List<Integer> LIMIT_WORKERS = List.of(4, 16);
+    /** The smallest batch the limit part measures: below it the client's round trips, not the database, bound a run. */
+    private static final int LIMIT_SMALLEST_BATCH = 16;
 
     static BenchArgs parse(String... args) {
         int jobs = 2000;
@@ -34,8 +41,9 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
         List<String> dbs = DATABASES;
         List<ClaimForm> forms = List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK, ClaimForm.ADVISORY);
         List<Integer> workers = List.of(1, 4, 16);
-        List<Integer> batches = List.of(1, 16);
+        List<Integer> batches = List.of(1, 16, 64, 256);
         List<String> only = PARTS;
+        boolean workersGiven = false;
         for (String arg : args) {
             if (arg.isBlank()) {
                 continue;
@@ -49,14 +57,17 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
                 case "dbs" -> dbs = names("dbs", value, DATABASES);
                 case "forms" -> forms = names("forms", value, List.of("lease", "rowlock", "advisory")).stream()
                         .map(BenchArgs::form).toList();
-                case "workers" -> workers = numbers("workers", value);
+                case "workers" -> {
+                    workers = numbers("workers", value);
+                    workersGiven = true;
+                }
                 case "batches" -> batches = numbers("batches", value);
                 case "only" -> only = names("only", value, PARTS);
                 default -> throw new IllegalArgumentException("unknown argument " + arg
                         + ": use jobs=, seconds=, repeats=, dbs=, forms=, workers=, batches=, only=");
             }
         }
-        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only);
+        return new BenchArgs(jobs, seconds, repeats, dbs, forms, workers, batches, only, workersGiven);
     }
 
     /** The arguments as they would be written, for the results' heading. */
@@ -72,6 +83,16 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
 
     boolean runs(String part) {
         return only.contains(part);
+    }
+
+    /** The limit part's workers: those given, else 4 and 16. */
+    List<Integer> limitWorkers() {
+        return workersGiven ? workers : LIMIT_WORKERS;
+    }
+
+    /** The limit part's batch sizes: those of 16 or more. */
+    List<Integer> limitBatches() {
+        return batches.stream().filter(b -> b >= LIMIT_SMALLEST_BATCH).toList();
     }
 
     /** The largest batch size asked for: the one the transactional drain uses. */

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
@@ -39,6 +40,19 @@ final class Results {
         }
     }
 
+    /**
+     * The database's own limit for a form's claim and settlement (see {@link dev.inbox.bench.Limit}).
+     *
+     * @param jobs the rows the measured run settled
+     * @param via  {@code pgbench} or {@code procedure}
+     */
+    record Limit(String db, String form, int workers, int batch, long jobs, double jobsPerS, String via) {
+        String line() {
+            return String.format(Locale.ROOT, "BENCH name=limit db=%s form=%s workers=%d batch=%d jobs_per_s=%.0f"
+                    + " via=%s", db, form, workers, batch, jobsPerS, via);
+        }
+    }
+
     /** A latency figure: publish to handler start. */
     record Latency(String db, String form, String wake, double p50, double p99) {
         String line() {
@@ -67,6 +81,7 @@ final class Results {
     }
 
     private final List<Throughput> throughputs = new ArrayList<>();
+    private final List<Limit> limits = new ArrayList<>();
     private final List<Latency> latencies = new ArrayList<>();
     private final List<Peer> peers = new ArrayList<>();
     private final List<String> lines = new ArrayList<>();
@@ -74,6 +89,11 @@ final class Results {
 
     void add(Throughput figure) {
         throughputs.add(figure);
+        print(figure.line());
+    }
+
+    void add(Limit figure) {
+        limits.add(figure);
         print(figure.line());
     }
 
@@ -89,6 +109,12 @@ final class Results {
 
     /** A figure that could not be measured: printed and kept with the lines. */
     void failed(String line) {
+        print(line);
+        notes.add(line);
+    }
+
+    /** A part left out, and why: printed and kept with the lines. */
+    void note(String line) {
         print(line);
         notes.add(line);
     }
@@ -115,6 +141,59 @@ final class Results {
         Files.writeString(directory.resolve("results.md"), markdown(heading));
     }
 
+    /**
+     * The limit figures, each beside the drain of the same database, form, workers and batch where
+     * the run measured one; then, per database, form and batch, the best limit beside the best
+     * drain: the database's limit at the sessions that suit it best against the engine at the
+     * workers that suit it best (its workers are handler threads, fed by fewer claim loops).
+     */
+    private void limits(StringBuilder md) {
+        md.append("\n**limit** (jobs per second: the database's own limit for the form's claim and settlement,"
+                + " one session per worker, beside the drain of the same cell in this run)\n\n")
+                .append("| db | form | workers | batch | jobs | limit | via | engine | engine / limit"
+                        + " | plain JDBC | plain JDBC / limit |\n")
+                .append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+        List<Throughput> drains = throughputs("drain");
+        for (Limit l : limits) {
+            Throughput drain = drains.stream().filter(t -> t.db().equals(l.db()) && t.form().equals(l.form())
+                    && t.workers() == l.workers() && t.batch() == l.batch()).findFirst().orElse(null);
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %.0f | %s | ", l.db(), l.form(),
+                    l.workers(), l.batch(), l.jobs(), l.jobsPerS(), l.via()));
+            md.append(drain == null ? "– | – | – | – |" : String.format(Locale.ROOT, "%.0f | %.2f | %.0f | %.2f |",
+                    drain.jobsPerS(), drain.jobsPerS() / l.jobsPerS(), drain.baselineJobsPerS(),
+                    drain.baselineJobsPerS() / l.jobsPerS()));
+            md.append('\n');
+        }
+        StringBuilder best = new StringBuilder();
+        for (Limit l : limits) {
+            List<Limit> cell = limits.stream().filter(o -> o.db().equals(l.db()) && o.form().equals(l.form())
+                    && o.batch() == l.batch()).toList();
+            List<Throughput> cellDrains = drains.stream().filter(t -> t.db().equals(l.db())
+                    && t.form().equals(l.form()) && t.batch() == l.batch()).toList();
+            if (cell.get(0) != l || cellDrains.isEmpty()) {
+                continue; // one row per database, form and batch
+            }
+            Limit top = cell.stream().max(Comparator.comparingDouble(Limit::jobsPerS)).orElseThrow();
+            Throughput engine = cellDrains.stream()
+                    .max(Comparator.comparingDouble(Throughput::jobsPerS)).orElseThrow();
+            Throughput baseline = cellDrains.stream()
+                    .max(Comparator.comparingDouble(Throughput::baselineJobsPerS)).orElseThrow();
+            best.append(String.format(Locale.ROOT,
+                    "| %s | %s | %d | %.0f (%d) | %.0f (%d) | %.2f | %.0f (%d) | %.2f |%n", l.db(), l.form(),
+                    l.batch(), top.jobsPerS(), top.workers(), engine.jobsPerS(), engine.workers(),
+                    engine.jobsPerS() / top.jobsPerS(), baseline.baselineJobsPerS(), baseline.workers(),
+                    baseline.baselineJobsPerS() / top.jobsPerS()));
+        }
+        if (!best.isEmpty()) {
+            md.append("\n**limit, each side at its best** (jobs per second, the workers in brackets: the highest"
+                    + " limit and the highest drain of each database, form and batch in this run)\n\n")
+                    .append("| db | form | batch | limit | engine | engine / limit | plain JDBC"
+                            + " | plain JDBC / limit |\n")
+                    .append("|---|---|---:|---:|---:|---:|---:|---:|\n")
+                    .append(best);
+        }
+    }
+
     String markdown(String heading) {
         StringBuilder md = new StringBuilder("<!-- ").append(heading).append(" -->\n");
         for (String name : List.of("drain", "txdrain", "publish")) {
@@ -138,6 +217,9 @@ final class Results {
                         t.baseline().machineCpuUsPerJob()));
             }
         }
+        if (!limits.isEmpty()) {
+            limits(md);
+        }
         if (!latencies.isEmpty()) {
             md.append("\n**latency** (publish to handler start, milliseconds)\n\n")
                     .append("| db | form | wake | p50 | p99 |\n")
@@ -151,7 +233,7 @@ final class Results {
             peerTables(md);
         }
         if (!notes.isEmpty()) {
-            md.append("\n**checks**\n\n");
+            md.append("\n**checks and notes**\n\n");
             notes.forEach(note -> md.append("- `").append(note).append("`\n"));
         }
         return md.toString();
