@@ -50,19 +50,8 @@ class AdvisoryTest {
     @EnumSource(value = TestDatabase.class, names = {"SQLITE", "POSTGRES", "MARIADB", "CONNECTOR_J", "MYSQL"})
     void aDrainAtOneWorkerNeverWaitsForThePollWhileRowsAreDue(TestDatabase db) throws Exception {
         TABLE.create(db);
-        InboxBroker publisher = InboxBroker.fromDataSource(db.dataSource()).route("adv", TABLE.spec()).connect();
-        List<Job> jobs = new java.util.ArrayList<>();
-        for (int i = 0; i < 400; i++) {
-            jobs.add(new Job(i));
-        }
-        publisher.publisher("adv", Job.class).publishAll(jobs);
-        publisher.shutdown();
         for (int batch : new int[] {1, 16}) {
-            if (batch == 16) {
-                publisher = InboxBroker.fromDataSource(db.dataSource()).route("adv", TABLE.spec()).connect();
-                publisher.publisher("adv", Job.class).publishAll(jobs);
-                publisher.shutdown();
-            }
+            publish(db, 400);
             InboxBroker broker = InboxBroker.fromDataSource(db.dataSource()).pollInterval(Duration.ofHours(1))
                     .subscribe(Subscription.of("adv", TABLE.spec(), Job.class, (job, d) -> Outcome.ack()).workers(1)
                             .batchSize(batch))
@@ -73,6 +62,49 @@ class AdvisoryTest {
             } finally {
                 broker.shutdown();
             }
+        }
+    }
+
+    /**
+     * Rows in work, and acked rows waiting for their claim's last delivery, keep their locks and
+     * stay due. At batches as large as the scan reads past them (256 rows), two claims in work held
+     * every row the next claim's scan read, and it found nothing and waited for the poll while 300
+     * rows were due. Here the poll is an hour away: the third claim must take rows 601 to 900.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"SQLITE", "POSTGRES", "MARIADB"})
+    void aClaimReadsPastTheRowsThisProcessHolds(TestDatabase db) throws Exception {
+        TABLE.create(db);
+        publish(db, 900);
+        CountDownLatch release = new CountDownLatch(1);
+        InboxBroker broker = InboxBroker.fromDataSource(db.dataSource()).pollInterval(Duration.ofHours(1))
+                .subscribe(Subscription.ofBatch("adv", TABLE.spec(), Job.class, (payloads, deliveries) -> {
+                    if (payloads.stream().anyMatch(job -> job.n() < 600)) {
+                        release.await(60, TimeUnit.SECONDS); // the first two claims stay in work
+                    }
+                    return java.util.Collections.nCopies(payloads.size(), Outcome.ack());
+                }).workers(3).batchSize(300))
+                .connect();
+        try {
+            InboxTestKit.await(() -> db.count(TABLE.name()) == 600, Duration.ofSeconds(30),
+                    () -> db.count(TABLE.name()) + " rows left, not 600: the third claim found no row past those held");
+            release.countDown();
+            InboxTestKit.await(() -> db.count(TABLE.name()) == 0, Duration.ofSeconds(30),
+                    () -> db.count(TABLE.name()) + " rows left after the first claims were released");
+        } finally {
+            release.countDown();
+            broker.shutdown();
+        }
+    }
+
+    /** Publishes jobs 0 to {@code count - 1} in one batch, through a broker that subscribes to nothing. */
+    private static void publish(TestDatabase db, int count) {
+        InboxBroker publisher = InboxBroker.fromDataSource(db.dataSource()).route("adv", TABLE.spec()).connect();
+        try {
+            publisher.publisher("adv", Job.class).publishAll(java.util.stream.IntStream.range(0, count)
+                    .mapToObj(Job::new).toList());
+        } finally {
+            publisher.shutdown();
         }
     }
 

@@ -111,7 +111,7 @@ public final class AdvisoryForm implements Form {
             // own ack, releasing its lock as the next claim runs) is gone when taken; a claim whose
             // candidates were all gone looks again at once rather than leave due rows to the poll.
             for (int round = 0; round < TAKE_ROUNDS && rows.isEmpty(); round++) {
-                Map<Object, String> due = locks.lockDue(session.connection, now, limit);
+                Map<Object, String> due = locks.lockDue(session.connection, now, limit, heldHere());
                 if (due.isEmpty()) {
                     break;
                 }
@@ -128,6 +128,18 @@ public final class AdvisoryForm implements Form {
             session.abandon();
             throw e;
         }
+    }
+
+    /**
+     * The locks this form's sessions hold, read without their monitors: a hint of how far past the
+     * rows held here a claim's scan must read.
+     */
+    private int heldHere() {
+        int held = 0;
+        for (Session session : sessions) {
+            held += session.keys.size() + session.heldAside.size();
+        }
+        return held;
     }
 
     /** Takes each locked candidate still due into {@code rows}; unlocks those settled since they were read. */
@@ -364,7 +376,6 @@ public final class AdvisoryForm implements Form {
             if (!keys.isEmpty()) {
                 return;
             }
-            sessions.remove(this);
             try {
                 acks.write(connection, (c, statements, batch) -> Transactions.inOneCommit(c, dialect, statements,
                         batch), context.reports());
@@ -373,6 +384,8 @@ public final class AdvisoryForm implements Form {
                         + " rows return: {2}", context.queue(), spec.table(), e.getMessage());
             }
             close();
+            // Counted among the sessions until its locks are gone: a claim's scan reads past them (heldHere).
+            sessions.remove(this);
         }
 
         /**

@@ -20,8 +20,13 @@ interface AdvisoryLocks {
     /** The statements these locks run, prepared when the subscription opens. */
     List<Sql> statements();
 
-    /** Locks up to {@code limit} due rows at {@code now} for {@code session}: their ids and keys, in claim order. */
-    Map<Object, String> lockDue(Connection session, Instant now, int limit) throws SQLException;
+    /**
+     * Locks up to {@code limit} due rows at {@code now} for {@code session}: their ids and keys, in
+     * claim order. The scan reads past {@code heldHere} rows more, the locks this process's sessions
+     * hold: rows in work and acked rows waiting for their claim's last delivery stay due, and at
+     * large batches they alone would fill the scan, which would find nothing while rows wait.
+     */
+    Map<Object, String> lockDue(Connection session, Instant now, int limit, int heldHere) throws SQLException;
 
     /** Releases {@code session}'s lock on {@code key}. */
     void unlock(Connection session, String key) throws SQLException;

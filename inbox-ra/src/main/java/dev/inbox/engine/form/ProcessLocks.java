@@ -42,11 +42,11 @@ final class ProcessLocks implements AdvisoryLocks {
     }
 
     @Override
-    public Map<Object, String> lockDue(Connection session, Instant now, int limit) throws SQLException {
+    public Map<Object, String> lockDue(Connection session, Instant now, int limit, int heldHere) throws SQLException {
         Map<Object, String> locked = new LinkedHashMap<>();
         try (PreparedStatement ps = candidates.prepare(session)) {
             candidates.setTime(ps, "now", dialect.stored(now), dialect);
-            candidates.setInt(ps, "limit", limit + SCAN_EXTRA);
+            candidates.setInt(ps, "limit", limit + SCAN_EXTRA + heldHere);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next() && locked.size() < limit) {
                     String key = prefix + rs.getString(2);

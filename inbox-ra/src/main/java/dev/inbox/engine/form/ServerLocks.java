@@ -40,12 +40,12 @@ final class ServerLocks implements AdvisoryLocks {
     }
 
     @Override
-    public Map<Object, String> lockDue(Connection session, Instant now, int limit) throws SQLException {
+    public Map<Object, String> lockDue(Connection session, Instant now, int limit, int heldHere) throws SQLException {
         Map<Object, String> locked = new LinkedHashMap<>();
         try (PreparedStatement ps = lockCandidates.prepare(session)) {
             lockCandidates.setTime(ps, "now", dialect.stored(now), dialect);
             lockCandidates.setString(ps, "prefix", prefix);
-            lockCandidates.setInt(ps, "scan", limit + SCAN_EXTRA);
+            lockCandidates.setInt(ps, "scan", limit + SCAN_EXTRA + heldHere);
             lockCandidates.setInt(ps, "limit", limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
