@@ -33,6 +33,8 @@ final class Database implements ConnectionSource {
     private final String password;
     /** The URL the driver reports: two brokers on the same database (the same SQLite file) have the same. */
     private final String identity;
+    /** Where one writer at a time locks the whole database (SQLite): the engine's writers take turns here. */
+    private final WriteGate writeGate;
 
     private Database(DataSource dataSource, HikariDataSource owned, Dialect dialect, String where, String password,
             String identity) {
@@ -42,6 +44,7 @@ final class Database implements ConnectionSource {
         this.where = where;
         this.password = password;
         this.identity = identity;
+        this.writeGate = dialect.writeLocksDatabase() ? WriteGate.of(identity) : null;
     }
 
     /**
@@ -156,6 +159,19 @@ final class Database implements ConnectionSource {
     @Override
     public Connection open() throws SQLException {
         return dataSource.getConnection();
+    }
+
+    /**
+     * {@inheritDoc} Where the database takes one writer at a time, the engine's statements on a
+     * borrowed connection (a lease claim, a batch of acks, a settlement: each a write) take turns
+     * through the process's {@link WriteGate}.
+     */
+    @Override
+    public <R> R use(Work<R> work) throws SQLException {
+        if (writeGate == null) {
+            return ConnectionSource.super.use(work);
+        }
+        return writeGate.run(() -> ConnectionSource.super.use(work));
     }
 
     Dialect dialect() {

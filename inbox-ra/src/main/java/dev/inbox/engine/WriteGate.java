@@ -1,0 +1,45 @@
+package dev.inbox.engine;
+
+import dev.inbox.engine.form.Transactions;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The engine's writers to a database that takes one writer at a time (SQLite) queue here, in the
+ * process, instead of colliding on the database's lock: a writer that finds the lock taken waits
+ * in SQLite's busy handler, which sleeps 1 to 100 ms between tries, where here it is woken as the
+ * last writer is done. One gate per database file, shared by the brokers of the process.
+ */
+final class WriteGate {
+    /** No longer than SQLite's busy timeout: past it a writer goes on and meets the database's lock. */
+    private static final long WAIT_MILLIS = 10_000;
+    private static final Map<String, WriteGate> GATES = new ConcurrentHashMap<>();
+
+    /** Fair: a claim loop that writes again at once must not pass an ack writer that waits. */
+    private final ReentrantLock lock = new ReentrantLock(true);
+
+    static WriteGate of(String database) {
+        return GATES.computeIfAbsent(String.valueOf(database), d -> new WriteGate());
+    }
+
+    /** Runs {@code work} once it is this writer's turn, or after the wait SQLite itself would make. */
+    <R> R run(Transactions.Work<R> work) throws SQLException {
+        boolean locked;
+        try {
+            locked = lock.tryLock(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            locked = false;
+        }
+        try {
+            return work.run();
+        } finally {
+            if (locked) {
+                lock.unlock();
+            }
+        }
+    }
+}
