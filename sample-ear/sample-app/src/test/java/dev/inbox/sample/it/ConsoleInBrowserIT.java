@@ -95,7 +95,13 @@ class ConsoleInBrowserIT {
         assertThat(dead.getText()).contains("\"order\":1", "not recorded");
         database.execute("DELETE FROM refunds WHERE order_id = 1");
         dead.findElement(By.xpath(".//button[text()='Retry']")).click();
-        assertThat(browser.findElement(By.id("no-dead-letters")).getText()).isEqualTo("None.");
+        await(() -> {
+            try {
+                return browser.findElement(By.id("no-dead-letters")).getText().equals("None.");
+            } catch (WebDriverException e) {
+                return false; // the page after the retry is still loading
+            }
+        }, "the queue's page after the retry showing no dead letters");
         await(() -> database.count("refunds WHERE order_id = 1") == 1, "the retried refund recorded");
 
         // Paused, a new refund waits; resumed, it is recorded.
