@@ -314,7 +314,7 @@ public final class Bench {
         List<Peer> peers = new ArrayList<>();
         for (ClaimForm form : List.of(ClaimForm.LEASE, ClaimForm.ROW_LOCK)) {
             String name = "inbox-" + BenchArgs.name(form);
-            String what = "name=peer db=" + db.name() + " peer=" + name + " workers=" + workers;
+            String what = peerFigure(db, name, workers);
             peers.add(new Peer(name, jobs -> new Drained(checked(what, db, false, jobs,
                     EngineDrain.run(db, form, workers, PEER_BATCH, jobs, false)), Double.NaN)));
         }
@@ -330,7 +330,7 @@ public final class Bench {
                 slowest = Math.min(slowest, peer.run().run(args.jobs()).flowingJobsPerS(args.jobs()));
             } catch (Exception e) {
                 peers.remove(peer);
-                failed("name=peer db=" + db.name() + " peer=" + peer.name() + " workers=" + workers, e);
+                failed(peerFigure(db, peer.name(), workers), e);
             }
         }
         int jobs = (int) Math.min(MAX_PEER_JOBS,
@@ -343,11 +343,16 @@ public final class Bench {
                 } catch (Exception e) {
                     peers.remove(peer);
                     best.remove(peer.name());
-                    failed("name=peer db=" + db.name() + " peer=" + peer.name() + " workers=" + workers, e);
+                    failed(peerFigure(db, peer.name(), workers), e);
                 }
             }
         }
         best.forEach((name, drained) -> results.add(new Results.Peer(db.name(), name, workers, jobs, drained)));
+    }
+
+    /** How a peer's figure is named in its line and in a failure. */
+    private static String peerFigure(BenchDatabase db, String peer, int workers) {
+        return "name=peer db=" + db.name() + " peer=" + peer + " workers=" + workers;
     }
 
     private void latency(BenchDatabase db, ClaimForm form, LatencyBench.Wake wake) {
