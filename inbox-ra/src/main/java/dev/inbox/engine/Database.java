@@ -8,6 +8,7 @@ import dev.inbox.dialect.MySqlDialect;
 import dev.inbox.dialect.PostgresDialect;
 import dev.inbox.dialect.SqliteDialect;
 import dev.inbox.engine.form.ConnectionSource;
+import dev.inbox.engine.form.Transactions;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -172,6 +173,12 @@ final class Database implements ConnectionSource {
             return ConnectionSource.super.use(work);
         }
         return writeGate.run(() -> ConnectionSource.super.use(work));
+    }
+
+    /** {@inheritDoc} Through the process's {@link WriteGate} where the database takes one writer at a time. */
+    @Override
+    public <R> R write(Transactions.Work<R> work) throws SQLException {
+        return writeGate == null ? work.run() : writeGate.run(work);
     }
 
     Dialect dialect() {

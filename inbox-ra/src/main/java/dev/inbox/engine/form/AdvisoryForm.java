@@ -147,30 +147,30 @@ public final class AdvisoryForm implements Form {
             throws SQLException {
         // Locked from here on: if anything fails, the session releases them as it closes.
         session.heldAside.addAll(due.values());
-        for (Map.Entry<Object, String> candidate : due.entrySet()) {
-            String key = candidate.getValue();
-            InFlight row = takeLocked(session, candidate.getKey(), now);
-            session.heldAside.remove(key);
-            if (row == null) {
-                locks.unlock(session.connection, key); // settled by another session since it was read
-                continue;
+        // One statement for the claim's rows: preparing it for each was a quarter of SQLite's claim.
+        try (PreparedStatement ps = take.prepare(session.connection)) {
+            take.setTime(ps, "now", dialect.stored(now), dialect);
+            for (Map.Entry<Object, String> candidate : due.entrySet()) {
+                String key = candidate.getValue();
+                InFlight row = takeLocked(ps, session, candidate.getKey());
+                session.heldAside.remove(key);
+                if (row == null) {
+                    locks.unlock(session.connection, key); // settled by another session since it was read
+                    continue;
+                }
+                session.keys.put(row, key);
+                rows.add(row);
             }
-            session.keys.put(row, key);
-            rows.add(row);
         }
     }
 
     /** Reads the row again under its lock; null when it is no longer due. */
-    private InFlight takeLocked(Session session, Object id, Instant now) throws SQLException {
-        List<InFlight> rows;
-        try (PreparedStatement ps = take.prepare(session.connection)) {
-            take.set(ps, "id", id);
-            take.setTime(ps, "now", dialect.stored(now), dialect);
-            try (ResultSet rs = ps.executeQuery()) {
-                rows = claimed.read(rs, null, session);
-            }
+    private InFlight takeLocked(PreparedStatement ps, Session session, Object id) throws SQLException {
+        take.set(ps, "id", id);
+        try (ResultSet rs = ps.executeQuery()) {
+            List<InFlight> rows = claimed.read(rs, null, session);
+            return rows.isEmpty() ? null : rows.get(0);
         }
-        return rows.isEmpty() ? null : rows.get(0);
     }
 
     /** Counts the attempt of each row taken, in one batch, while their locks are held. */
@@ -178,7 +178,7 @@ public final class AdvisoryForm implements Form {
         if (count == null || rows.isEmpty()) {
             return;
         }
-        Transactions.inOneCommit(connection, dialect, rows.size(), () -> {
+        context.connections().write(() -> Transactions.inOneCommit(connection, dialect, rows.size(), () -> {
             try (PreparedStatement ps = count.prepare(connection)) {
                 for (InFlight row : rows) {
                     count.set(ps, "id", row.id());
@@ -187,7 +187,7 @@ public final class AdvisoryForm implements Form {
                 ps.executeBatch();
             }
             return null;
-        });
+        }));
     }
 
     private InboxException lost(InFlight delivery, String settlement) {
@@ -322,7 +322,7 @@ public final class AdvisoryForm implements Form {
             String key = heldKey(delivery);
             int changed;
             try {
-                changed = work.run(connection);
+                changed = context.connections().write(() -> work.run(connection));
             } catch (SQLException | RuntimeException e) {
                 // The session ends, and its locks with it: the rows return.
                 abandon();
@@ -377,8 +377,8 @@ public final class AdvisoryForm implements Form {
                 return;
             }
             try {
-                acks.write(connection, (c, statements, batch) -> Transactions.inOneCommit(c, dialect, statements,
-                        batch), context.reports());
+                acks.write(connection, (c, statements, batch) -> context.connections().write(
+                        () -> Transactions.inOneCommit(c, dialect, statements, batch)), context.reports());
             } catch (SQLException | RuntimeException e) {
                 LOG.log(Level.WARNING, "queue {0}: the acks of rows of table {1} did not take effect, so those"
                         + " rows return: {2}", context.queue(), spec.table(), e.getMessage());

@@ -20,6 +20,16 @@ public interface ConnectionSource {
         }
     }
 
+    /**
+     * Runs a write a form makes on a connection it keeps (an advisory lock session counting
+     * attempts or writing its acks): where the database takes one writer at a time, in turn with
+     * the engine's other writers. Only the statements, never a whole session: sessions wait on
+     * handlers.
+     */
+    default <R> R write(Transactions.Work<R> work) throws SQLException {
+        return work.run();
+    }
+
     /** Work on a connection. */
     @FunctionalInterface
     interface Work<R> {
