@@ -99,6 +99,18 @@ public interface Dialect {
     }
 
     /**
+     * The statement that starts a transaction while the connection stays in autocommit, or null
+     * (the default) where the engine switches autocommit off and back on around its transactions
+     * (a claim, a batch of acks, a transactional delivery on the broker's own connections). MySQL
+     * and MariaDB: {@code START TRANSACTION}, one round trip where switching autocommit off and on
+     * takes two. The engine ends such a transaction with a {@code COMMIT} or {@code ROLLBACK}
+     * statement.
+     */
+    default String startTransaction() {
+        return null;
+    }
+
+    /**
      * The JDBC isolation level a transactional delivery of {@code table} runs at, or -1 for the
      * connection's own: the table's declared level by default. A server's JTA transaction runs at
      * its data source's level, which must then be this one.

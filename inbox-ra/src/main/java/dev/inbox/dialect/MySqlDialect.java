@@ -135,6 +135,11 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
+    public String startTransaction() {
+        return "START TRANSACTION";
+    }
+
+    @Override
     public boolean beginChangesIsolation(InboxSpec table) {
         return true; // to READ COMMITTED, where no level is declared
     }

@@ -149,7 +149,7 @@ public final class LeaseForm implements Form {
     private List<InFlight> claimThenStamp(Connection connection, Instant now, Instant expiry, int limit)
             throws SQLException {
         // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
-        return Transactions.run(connection, Connection.TRANSACTION_READ_COMMITTED, () -> {
+        return Transactions.run(connection, dialect, Connection.TRANSACTION_READ_COMMITTED, () -> {
             List<InFlight> rows;
             try (PreparedStatement ps = claim.prepare(connection)) {
                 bindClaim(ps, now, expiry, limit);

@@ -3,6 +3,7 @@ package dev.inbox.engine.form;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /** Runs work in one JDBC transaction on a connection, restoring its autocommit and isolation after. */
 public final class Transactions {
@@ -42,13 +43,81 @@ public final class Transactions {
     }
 
     /**
+     * As {@link #run(Connection, int, Work)}, but where the dialect starts transactions with a
+     * statement ({@link Dialect#startTransaction()}) the connection stays in autocommit: a round
+     * trip fewer.
+     */
+    public static <T> T run(Connection connection, Dialect dialect, int isolation, Work<T> work) throws SQLException {
+        String start = dialect.startTransaction();
+        if (start == null || !connection.getAutoCommit()) {
+            return run(connection, isolation, work);
+        }
+        int previous = isolation < 0 ? -1 : connection.getTransactionIsolation();
+        try {
+            if (isolation >= 0 && previous != isolation) {
+                connection.setTransactionIsolation(isolation);
+            }
+            start(connection, start);
+            try {
+                T result = work.run();
+                commitStarted(connection);
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    rollbackStarted(connection);
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
+                throw e;
+            }
+        } finally {
+            if (isolation >= 0 && previous != isolation) {
+                connection.setTransactionIsolation(previous);
+            }
+        }
+    }
+
+    /** Starts a transaction with {@code statement} ({@link Dialect#startTransaction()}), leaving autocommit on. */
+    public static void start(Connection connection, String statement) throws SQLException {
+        execute(connection, statement);
+    }
+
+    /** Commits what {@link Dialect#startTransaction()} started. */
+    public static void commitStarted(Connection connection) throws SQLException {
+        execute(connection, "COMMIT");
+    }
+
+    /**
+     * Rolls back what {@link Dialect#startTransaction()} started. Where that fails, aborts the
+     * connection (its pool then drops it), so that no open transaction goes back to the pool.
+     */
+    public static void rollbackStarted(Connection connection) throws SQLException {
+        try {
+            execute(connection, "ROLLBACK");
+        } catch (SQLException e) {
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | RuntimeException abort) {
+                e.addSuppressed(abort);
+            }
+            throw e;
+        }
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /**
      * Runs a batch of {@code statements} independent statements on an autocommit connection so
      * that they commit once: as they are where that is one statement or the driver commits a batch
      * once ({@link Dialect#batchCommitsOnce()}), else in a transaction.
      */
     public static <T> T inOneCommit(Connection connection, Dialect dialect, int statements, Work<T> batch)
             throws SQLException {
-        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : run(connection, -1, batch);
+        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : run(connection, dialect, -1, batch);
     }
 
     /** Rolls back, keeping a failure of the rollback as suppressed by {@code cause}. */
