@@ -290,6 +290,18 @@ public interface Dialect {
         throw new UnsupportedOperationException(name() + " cannot cancel jobs");
     }
 
+    /**
+     * One statement that acks many rows, or null (the default) where acks go as a JDBC batch of
+     * the form's ack, a statement per row. It does what the form's ack does to each row, binds
+     * {@code :ids} (the rows' ids as text, a {@code varchar} array), {@code :tokens} where
+     * {@code leased} (each row's lease token, {@link #stored}, as ISO-8601 text, in the same order)
+     * and {@code :processed} where acks mark rows processed, and returns the id of each row it
+     * acked: an ack whose row it does not return was lost.
+     */
+    default String ackAll(TableShape table, boolean leased) {
+        return null;
+    }
+
     /** The statements of the lease form. */
     LeaseStatements lease(TableShape table);
 

@@ -40,6 +40,8 @@ final class AdvisoryLoop implements BaselineLoop {
     private final Sql unlock;
     private final Sql unlockAll;
     private final Sql ack;
+    /** The acks of a claim in one statement, in autocommit; null for a batch of {@code ack}. */
+    private final Sql ackAll;
     private final PreparedStatement candidatesPs;
     private final PreparedStatement takePs;
     private final PreparedStatement countPs;
@@ -48,7 +50,8 @@ final class AdvisoryLoop implements BaselineLoop {
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
 
-    AdvisoryLoop(BenchDatabase db, InboxSpec spec, AdvisoryStatements statements, int batch, boolean transactional,
+    AdvisoryLoop(BenchDatabase db, InboxSpec spec, AdvisoryStatements statements, String ackAll, int batch,
+            boolean transactional,
             Set<String> inProcessLocks) throws SQLException {
         this.dialect = db.dialect();
         this.prefix = spec.table() + ":";
@@ -72,7 +75,8 @@ final class AdvisoryLoop implements BaselineLoop {
         this.countPs = count == null ? null : count.prepare(session);
         this.unlockPs = unlock == null ? null : unlock.prepare(session);
         this.unlockAllPs = unlockAll == null ? null : unlockAll.prepare(session);
-        this.ackPs = ack.prepare(transactional ? transaction : session);
+        this.ackAll = ackAll == null ? null : new Sql("ack all", ackAll);
+        this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(transactional ? transaction : session);
         this.effectPs = transactional ? transaction.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
     }
 
@@ -93,7 +97,11 @@ final class AdvisoryLoop implements BaselineLoop {
         }
         batch(countPs, count, taken);
         if (transaction == null) {
-            batch(ackPs, ack, taken);
+            if (ackAll != null && !taken.isEmpty()) {
+                BaselineLoop.ackAllInOne(ackPs, ackAll, taken, null, dialect);
+            } else {
+                batch(ackPs, ack, taken);
+            }
             keys.values().forEach(this::unlockInProcess);
         } else {
             for (Object id : taken) {

@@ -1,9 +1,13 @@
 package dev.inbox.bench;
 
+import dev.inbox.engine.Sql;
+import dev.inbox.spi.Dialect;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -26,6 +30,30 @@ interface BaselineLoop extends AutoCloseable {
             rs.getBytes(3);
         }
         return ids;
+    }
+
+    /**
+     * Acks {@code ids}, each holding {@code token} where the statement takes tokens, with the one
+     * statement of {@link dev.inbox.spi.Dialect#ackAll}; throws unless it returned each row.
+     */
+    static void ackAllInOne(PreparedStatement ps, Sql sql, List<Object> ids, Instant token, Dialect dialect)
+            throws SQLException {
+        sql.setTexts(ps, "ids", ids.stream().map(String::valueOf).toArray(String[]::new));
+        if (sql.uses("tokens")) {
+            String[] tokens = new String[ids.size()];
+            Arrays.fill(tokens, dialect.stored(token).toString());
+            sql.setTexts(ps, "tokens", tokens);
+        }
+        sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(Instant.now()) : null, dialect);
+        int acked = 0;
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                acked++;
+            }
+        }
+        if (acked != ids.size()) {
+            throw new IllegalStateException(sql.name() + ": acked " + acked + " of " + ids.size() + " rows");
+        }
     }
 
     /** Runs the batch of {@code ps}; throws when one of its statements (named {@code what}) changed no row. */

@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * The lease form by hand. A claim commits at once (one statement, or select and stamp in one
  * transaction at READ COMMITTED); the acks of a claim's rows follow as one JDBC batch in one
- * transaction (one ack in autocommit when the batch size is 1). Transactional: each row's effect
+ * transaction (one ack in autocommit when the batch size is 1), or as the dialect's one statement
+ * for many acks where it has one, in autocommit. Transactional: each row's effect
  * and ack commit together, on a second connection, as the engine's delivery transaction does.
  */
 final class LeaseLoop implements BaselineLoop {
@@ -31,13 +32,15 @@ final class LeaseLoop implements BaselineLoop {
     private final Sql claim;
     private final Sql stamp;
     private final Sql ack;
+    /** The acks of a claim in one statement, in autocommit; null for a batch of {@code ack}. */
+    private final Sql ackAll;
     private final PreparedStatement claimPs;
     private final PreparedStatement stampPs;
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
 
-    LeaseLoop(BenchDatabase db, InboxSpec spec, LeaseStatements statements, int batch, boolean transactional)
-            throws SQLException {
+    LeaseLoop(BenchDatabase db, InboxSpec spec, LeaseStatements statements, String ackAll, int batch,
+            boolean transactional) throws SQLException {
         this.dialect = db.dialect();
         this.batch = batch;
         this.transactional = transactional;
@@ -45,6 +48,7 @@ final class LeaseLoop implements BaselineLoop {
         this.claim = new Sql("claim", statements.claim());
         this.stamp = stamped ? new Sql("stamp", statements.stamp()) : null;
         this.ack = new Sql("ack", statements.ack());
+        this.ackAll = ackAll == null ? null : new Sql("ack all", ackAll);
         this.claims = db.connect();
         if (stamped) {
             claims.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -53,12 +57,12 @@ final class LeaseLoop implements BaselineLoop {
         this.batchedAcks = !transactional && batch > 1;
         // Acks commit apart from the claims, so they go where no claim transaction is open.
         this.settles = stamped || transactional || batchedAcks ? db.connect() : claims;
-        if (transactional || batchedAcks) {
+        if (transactional || batchedAcks && ackAll == null) {
             dialect.begin(settles, spec);
         }
         this.claimPs = claim.prepare(claims);
         this.stampPs = stamped ? stamp.prepare(claims) : null;
-        this.ackPs = ack.prepare(settles);
+        this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(settles);
         this.effectPs = transactional ? settles.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
     }
 
@@ -90,6 +94,10 @@ final class LeaseLoop implements BaselineLoop {
 
     private void ackAll(List<Object> ids, Instant expiry) throws SQLException {
         if (ids.isEmpty()) {
+            return;
+        }
+        if (ackAll != null) {
+            BaselineLoop.ackAllInOne(ackPs, ackAll, ids, expiry, dialect);
             return;
         }
         for (Object id : ids) {

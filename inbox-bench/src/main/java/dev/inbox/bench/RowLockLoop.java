@@ -26,25 +26,28 @@ final class RowLockLoop implements BaselineLoop {
     private final Sql claim;
     private final Sql stamp;
     private final Sql ack;
+    /** The acks of a claim in one statement; null for a batch of {@code ack}. */
+    private final Sql ackAll;
     private final PreparedStatement claimPs;
     private final PreparedStatement stampPs;
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
 
-    RowLockLoop(BenchDatabase db, InboxSpec spec, RowLockStatements statements, int batch, boolean transactional)
-            throws SQLException {
+    RowLockLoop(BenchDatabase db, InboxSpec spec, RowLockStatements statements, String ackAll, int batch,
+            boolean transactional) throws SQLException {
         this.dialect = db.dialect();
         this.limit = transactional ? 1 : batch;
         this.transactional = transactional;
         this.claim = new Sql("claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("stamp", statements.stamp());
         this.ack = new Sql("ack", statements.ack());
+        this.ackAll = ackAll == null ? null : new Sql("ack all", ackAll);
         this.connection = db.connect();
         // The claims' transactions at the level the engine opens them (READ COMMITTED on MySQL).
         dialect.begin(connection, spec);
         this.claimPs = claim.prepare(connection);
         this.stampPs = stamp == null ? null : stamp.prepare(connection);
-        this.ackPs = ack.prepare(connection);
+        this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(connection);
         this.effectPs = transactional ? connection.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
     }
 
@@ -62,6 +65,13 @@ final class RowLockLoop implements BaselineLoop {
                 stampPs.addBatch();
             }
             stampPs.executeBatch();
+        }
+        if (ackAll != null) {
+            if (!ids.isEmpty()) {
+                BaselineLoop.ackAllInOne(ackPs, ackAll, ids, null, dialect);
+            }
+            connection.commit();
+            return ids.size();
         }
         for (Object id : ids) {
             if (transactional) {

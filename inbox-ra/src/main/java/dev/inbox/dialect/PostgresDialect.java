@@ -22,10 +22,15 @@ import java.time.temporal.ChronoUnit;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** PostgreSQL: a lease claim is one statement that locks due rows with SKIP LOCKED, leases and returns them. */
 public final class PostgresDialect extends StandardDialect {
+    /** Id column types (as the driver names them) and the type their text is cast to. */
+    private static final Map<String, String> ID_TYPES = Map.of("int8", "bigint", "bigserial",
+            "bigint", "int4", "integer", "serial", "integer", "int2", "smallint", "uuid", "uuid", "text", "text",
+            "varchar", "text");
 
     public PostgresDialect() {
         super('"');
@@ -106,6 +111,29 @@ public final class PostgresDialect extends StandardDialect {
                 + " UPDATE " + t.table() + " AS q SET " + leaseStamp(t) + " FROM due WHERE q." + t.id() + " = due."
                 + t.id() + " RETURNING " + claimResult(t, "q.", true);
         return new LeaseStatements(LeaseStatements.ClaimStyle.RETURNING, claim, null, extend, ack, retry, drop);
+    }
+
+    /**
+     * The rows joined from the arrays of ids and tokens: one statement and one round of the
+     * executor where a batch runs the ack once per row. Null where the id column's type is not one
+     * a cast from text reaches exactly.
+     */
+    @Override
+    public String ackAll(TableShape t, boolean leased) {
+        String idType = ID_TYPES.get(t.typeName(t.spec().id()));
+        if (idType == null) {
+            return null;
+        }
+        String rows = "unnest(CAST(:ids AS varchar[])" + (leased ? ", CAST(:tokens AS varchar[])" : "")
+                + ") AS a(id" + (leased ? ", token" : "") + ")";
+        String where = " WHERE q." + t.id() + " = CAST(a.id AS " + idType + ")" + (leased ? " AND q."
+                + t.name(t.spec().lease().orElseThrow()) + " = CAST(a.token AS timestamptz)" : "")
+                + " RETURNING q." + t.id();
+        return t.name(t.spec().processedAt())
+                .map(p -> "UPDATE " + t.table() + " AS q SET " + p + " = " + (leased ? ":processed" : stamp(t,
+                        "processed")) + (leased ? ", " + t.name(t.spec().lease().orElseThrow()) + " = NULL" : "")
+                        + " FROM " + rows + where)
+                .orElse("DELETE FROM " + t.table() + " AS q USING " + rows + where);
     }
 
     @Override

@@ -172,7 +172,7 @@ final class BrokerOpener {
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter != null);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
-                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional(),
+                reports, deadLetter, dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE), table.binaryPayload(), config.json(), settings.transactional(),
                 engine.transactions());
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,

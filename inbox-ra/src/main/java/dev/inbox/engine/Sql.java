@@ -81,6 +81,13 @@ public final class Sql {
         statement.setString(positions.get(parameter)[occurrence], value);
     }
 
+    /** Binds {@code values} as one array of text (SQL {@code varchar}). */
+    public void setTexts(PreparedStatement statement, String parameter, String[] values) throws SQLException {
+        for (int i : positions.getOrDefault(parameter, NONE)) {
+            statement.setArray(i, statement.getConnection().createArrayOf("varchar", values));
+        }
+    }
+
     public void setString(PreparedStatement statement, String parameter, String value) throws SQLException {
         for (int i : positions.getOrDefault(parameter, NONE)) {
             statement.setString(i, value);

@@ -28,14 +28,17 @@ final class AckBatch {
     }
 
     private final Sql ack;
+    /** The acks of many rows in one statement, or null for a JDBC batch of {@code ack}. */
+    private final Sql ackAll;
     private final Dialect dialect;
     private final Function<InFlight, InboxException> lost;
     private List<InFlight> deliveries = new ArrayList<>();
     private Instant last;
 
     /** @param lost the error of an ack whose row was no longer there for it */
-    AckBatch(Sql ack, Dialect dialect, Function<InFlight, InboxException> lost) {
+    AckBatch(Sql ack, Sql ackAll, Dialect dialect, Function<InFlight, InboxException> lost) {
         this.ack = ack;
+        this.ackAll = ackAll;
         this.dialect = dialect;
         this.lost = lost;
     }
@@ -55,7 +58,7 @@ final class AckBatch {
 
     /** Hands over what gathered and starts empty, for a writer that writes while others gather. */
     AckBatch takeAll() {
-        AckBatch taken = new AckBatch(ack, dialect, lost);
+        AckBatch taken = new AckBatch(ack, ackAll, dialect, lost);
         taken.deliveries = deliveries;
         taken.last = last;
         deliveries = new ArrayList<>();
@@ -74,8 +77,10 @@ final class AckBatch {
         deliveries = new ArrayList<>();
         boolean[] took;
         try {
-            took = commit.run(connection, written.size(),
-                    () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last, dialect));
+            took = ackAll != null && written.size() > 1
+                    ? commit.run(connection, 1, () -> Settlements.runAll(connection, ackAll, written, last, dialect))
+                    : commit.run(connection, written.size(),
+                            () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last, dialect));
         } catch (SQLException | RuntimeException e) {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;

@@ -237,7 +237,7 @@ public final class AdvisoryForm implements Form {
         /** Keys still locked that no delivery in work holds: acked rows, and keys given up after a failure. */
         final List<String> heldAside = new ArrayList<>();
         /** A row found gone at its ack was settled by a session that ignored the lock. */
-        final AckBatch acks = new AckBatch(ack, dialect, d -> lost(d, "ack"));
+        final AckBatch acks = context.acks(ack, d -> lost(d, "ack"));
         boolean closed;
 
         Session(Connection connection) {

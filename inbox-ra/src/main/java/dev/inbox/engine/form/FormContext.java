@@ -11,17 +11,24 @@ import java.time.Clock;
  * What a claim form of one subscription works with.
  *
  * @param deadLetter    the statement that copies a row into the dead-letter table, or null for none
+ * @param ackAll        the form's acks of many rows in one statement ({@link Dialect#ackAll}), or null
  * @param binaryPayload true when the payload column holds bytes, false for text
  * @param transactional true when each delivery runs in a transaction of its own with its ack
  * @param transactions  what begins those transactions
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
-        BrokerListener listener, Reports reports, String deadLetter, boolean binaryPayload, ObjectMapper json,
+        BrokerListener listener, Reports reports, String deadLetter, String ackAll, boolean binaryPayload, ObjectMapper json,
         boolean transactional, DeliveryTransactions transactions) {
 
     /** Reads a claim's rows into deliveries of {@code claim}. */
     ClaimedRows rows() {
         return new ClaimedRows(queue, spec.table(), binaryPayload, json);
+    }
+
+    /** A batch of acks to be written together, by {@code ack} or by the one statement where the dialect has it. */
+    AckBatch acks(dev.inbox.engine.Sql ack, java.util.function.Function<dev.inbox.engine.InFlight,
+            dev.inbox.InboxException> lost) {
+        return new AckBatch(ack, ackAll == null ? null : new dev.inbox.engine.Sql("ack all", ackAll), dialect, lost);
     }
 
     /** The dead-letter statement as a prepared-once {@link dev.inbox.engine.Sql}, or null. */

@@ -62,7 +62,7 @@ public final class LeaseForm implements Form {
         this.claimed = context.rows();
         this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
                 context.clock(), context.listener(), lease);
-        this.acks = context.transactional() ? null : new AckWriter(new AckBatch(ack, dialect, d -> lost(d, "ack")),
+        this.acks = context.transactional() ? null : new AckWriter(context.acks(ack, d -> lost(d, "ack")),
                 context.connections(), dialect, context.reports(), ackRoom);
     }
 

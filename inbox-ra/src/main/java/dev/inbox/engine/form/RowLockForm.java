@@ -377,7 +377,7 @@ public final class RowLockForm implements Form {
     private final class ClaimTransaction implements Claim {
         private final Connection connection;
         private final int isolationBefore;
-        private final AckBatch acks = new AckBatch(ack, dialect, d -> gone(d));
+        private final AckBatch acks = context.acks(ack, d -> gone(d));
         private int open;
         private boolean settledAny;
         private boolean ended;

@@ -6,9 +6,12 @@ import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** The settlement statements every claim form runs alike: which one an outcome takes, and its binding. */
 final class Settlements {
@@ -59,6 +62,41 @@ final class Settlements {
         boolean[] changed = new boolean[deliveries.size()];
         for (int i = 0; i < changed.length; i++) {
             changed[i] = i >= counts.length || counts[i] != 0;
+        }
+        return changed;
+    }
+
+    /**
+     * Acks the deliveries with one statement ({@link Dialect#ackAll}); returns for each whether
+     * the statement returned its row's id.
+     */
+    static boolean[] runAll(Connection connection, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)
+            throws SQLException {
+        String[] ids = new String[deliveries.size()];
+        String[] tokens = sql.uses("tokens") ? new String[ids.length] : null;
+        for (int i = 0; i < ids.length; i++) {
+            InFlight delivery = deliveries.get(i);
+            ids[i] = String.valueOf(delivery.id());
+            if (tokens != null) {
+                tokens[i] = dialect.stored(delivery.token()).toString();
+            }
+        }
+        Set<String> acked = new HashSet<>();
+        try (PreparedStatement ps = sql.prepare(connection)) {
+            sql.setTexts(ps, "ids", ids);
+            if (tokens != null) {
+                sql.setTexts(ps, "tokens", tokens);
+            }
+            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    acked.add(rs.getString(1));
+                }
+            }
+        }
+        boolean[] changed = new boolean[ids.length];
+        for (int i = 0; i < changed.length; i++) {
+            changed[i] = acked.contains(ids[i]);
         }
         return changed;
     }
