@@ -101,10 +101,11 @@ public interface Dialect {
     /**
      * The statement that starts a transaction while the connection stays in autocommit, or null
      * (the default) where the engine switches autocommit off and back on around its transactions
-     * (a claim, a batch of acks, a transactional delivery on the broker's own connections). MySQL
-     * and MariaDB: {@code START TRANSACTION}, one round trip where switching autocommit off and on
-     * takes two. The engine ends such a transaction with a {@code COMMIT} or {@code ROLLBACK}
-     * statement.
+     * (a claim, a batch of acks, a transactional delivery on the broker's own connections, but
+     * for a database that {@link #writeLocksDatabase}, whose deliveries begin in the table's mode
+     * through {@link #begin}). MySQL and MariaDB: {@code START TRANSACTION}, one round trip where
+     * switching autocommit off and on takes two; SQLite: {@code BEGIN IMMEDIATE}. The engine ends
+     * such a transaction with a {@code COMMIT} or {@code ROLLBACK} statement.
      */
     default String startTransaction() {
         return null;

@@ -66,6 +66,16 @@ public final class SqliteDialect extends StandardDialect {
         connection.setAutoCommit(false);
     }
 
+    /**
+     * The engine's own transactions (a batch of acks, of attempts counted) take the write lock at
+     * BEGIN, inside the process's write gate: two statements, where the driver's switch of
+     * autocommit runs four (BEGIN, COMMIT and BEGIN at commit, COMMIT again).
+     */
+    @Override
+    public String startTransaction() {
+        return "BEGIN IMMEDIATE";
+    }
+
     @Override
     public void end(Connection connection, InboxSpec table, int isolationBefore) throws SQLException {
         connection.setAutoCommit(true);

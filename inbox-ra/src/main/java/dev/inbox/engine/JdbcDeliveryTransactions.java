@@ -22,7 +22,8 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
     public Open begin(InboxSpec table) throws SQLException {
         Connection connection = connections.open();
         try {
-            String start = dialect.startTransaction();
+            // SQLite's delivery transactions begin in the table's mode, through the dialect's begin.
+            String start = dialect.writeLocksDatabase() ? null : dialect.startTransaction();
             if (start != null && connection.getAutoCommit()) {
                 return started(connection, table, start);
             }
