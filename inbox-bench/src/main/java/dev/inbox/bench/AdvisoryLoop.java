@@ -51,8 +51,7 @@ final class AdvisoryLoop implements BaselineLoop {
     private final PreparedStatement effectPs;
 
     AdvisoryLoop(BenchDatabase db, InboxSpec spec, AdvisoryStatements statements, String ackAll, int batch,
-            boolean transactional,
-            Set<String> inProcessLocks) throws SQLException {
+            boolean transactional, Set<String> inProcessLocks) throws SQLException {
         this.dialect = db.dialect();
         this.prefix = spec.table() + ":";
         this.batch = batch;

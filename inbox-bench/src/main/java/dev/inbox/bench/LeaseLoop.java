@@ -16,8 +16,8 @@ import java.util.List;
  * The lease form by hand. A claim commits at once (one statement, or select and stamp in one
  * transaction at READ COMMITTED); the acks of a claim's rows follow as one JDBC batch in one
  * transaction (one ack in autocommit when the batch size is 1), or as the dialect's one statement
- * for many acks where it has one, in autocommit. Transactional: each row's effect
- * and ack commit together, on a second connection, as the engine's delivery transaction does.
+ * for many acks where it has one, in autocommit. Transactional: each row's effect and ack commit
+ * together, on a second connection, as the engine's delivery transaction does.
  */
 final class LeaseLoop implements BaselineLoop {
     private static final Duration LEASE = Duration.ofSeconds(30);

@@ -171,8 +171,9 @@ final class BrokerOpener {
         }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter != null);
+        String ackAll = dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
-                reports, deadLetter, dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE), table.binaryPayload(), config.json(), settings.transactional(),
+                reports, deadLetter, ackAll, table.binaryPayload(), config.json(), settings.transactional(),
                 engine.transactions());
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,

@@ -46,7 +46,7 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
         }
         Transactions.start(connection, start);
         return new Base(connection) {
-            /** Until it commits or rolls back: a transaction still open when the connection goes back is rolled back. */
+            /** Until it commits or rolls back: one still open as the connection goes back is rolled back. */
             private boolean open = true;
 
             @Override

@@ -1,11 +1,15 @@
 package dev.inbox.engine.form;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.BrokerListener;
+import dev.inbox.engine.InFlight;
+import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import java.time.Clock;
+import java.util.function.Function;
 
 /**
  * What a claim form of one subscription works with.
@@ -17,8 +21,8 @@ import java.time.Clock;
  * @param transactions  what begins those transactions
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
-        BrokerListener listener, Reports reports, String deadLetter, String ackAll, boolean binaryPayload, ObjectMapper json,
-        boolean transactional, DeliveryTransactions transactions) {
+        BrokerListener listener, Reports reports, String deadLetter, String ackAll, boolean binaryPayload,
+        ObjectMapper json, boolean transactional, DeliveryTransactions transactions) {
 
     /** Reads a claim's rows into deliveries of {@code claim}. */
     ClaimedRows rows() {
@@ -26,13 +30,12 @@ public record FormContext(String queue, InboxSpec spec, Dialect dialect, Connect
     }
 
     /** A batch of acks to be written together, by {@code ack} or by the one statement where the dialect has it. */
-    AckBatch acks(dev.inbox.engine.Sql ack, java.util.function.Function<dev.inbox.engine.InFlight,
-            dev.inbox.InboxException> lost) {
-        return new AckBatch(ack, ackAll == null ? null : new dev.inbox.engine.Sql("ack all", ackAll), dialect, lost);
+    AckBatch acks(Sql ack, Function<InFlight, InboxException> lost) {
+        return new AckBatch(ack, ackAll == null ? null : new Sql("ack all", ackAll), dialect, lost);
     }
 
-    /** The dead-letter statement as a prepared-once {@link dev.inbox.engine.Sql}, or null. */
-    dev.inbox.engine.Sql deadLetterSql() {
-        return deadLetter == null ? null : new dev.inbox.engine.Sql("dead letter", deadLetter);
+    /** The dead-letter statement as a prepared-once {@link Sql}, or null. */
+    Sql deadLetterSql() {
+        return deadLetter == null ? null : new Sql("dead letter", deadLetter);
     }
 }
