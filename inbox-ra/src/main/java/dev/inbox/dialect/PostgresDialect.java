@@ -124,14 +124,14 @@ public final class PostgresDialect extends StandardDialect {
         if (idType == null) {
             return null;
         }
+        String lease = leased ? t.name(t.spec().lease().orElseThrow()) : null;
         String rows = "unnest(CAST(:ids AS varchar[])" + (leased ? ", CAST(:tokens AS varchar[])" : "")
                 + ") AS a(id" + (leased ? ", token" : "") + ")";
-        String where = " WHERE q." + t.id() + " = CAST(a.id AS " + idType + ")" + (leased ? " AND q."
-                + t.name(t.spec().lease().orElseThrow()) + " = CAST(a.token AS timestamptz)" : "")
-                + " RETURNING q." + t.id();
+        String where = " WHERE q." + t.id() + " = CAST(a.id AS " + idType + ")"
+                + (leased ? " AND q." + lease + " = CAST(a.token AS timestamptz)" : "") + " RETURNING q." + t.id();
         return t.name(t.spec().processedAt())
-                .map(p -> "UPDATE " + t.table() + " AS q SET " + p + " = " + (leased ? ":processed" : stamp(t,
-                        "processed")) + (leased ? ", " + t.name(t.spec().lease().orElseThrow()) + " = NULL" : "")
+                .map(p -> "UPDATE " + t.table() + " AS q SET " + p + " = "
+                        + (leased ? ":processed, " + lease + " = NULL" : stamp(t, "processed"))
                         + " FROM " + rows + where)
                 .orElse("DELETE FROM " + t.table() + " AS q USING " + rows + where);
     }

@@ -169,10 +169,7 @@ final class Database implements ConnectionSource {
      */
     @Override
     public <R> R use(Work<R> work) throws SQLException {
-        if (writeGate == null) {
-            return ConnectionSource.super.use(work);
-        }
-        return writeGate.run(() -> ConnectionSource.super.use(work));
+        return write(() -> ConnectionSource.super.use(work));
     }
 
     /** {@inheritDoc} Through the process's {@link WriteGate} where the database takes one writer at a time. */

@@ -21,25 +21,7 @@ public final class Transactions {
      * commits, and rolls back when it throws.
      */
     public static <T> T run(Connection connection, int isolation, Work<T> work) throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        int previous = isolation < 0 ? -1 : connection.getTransactionIsolation();
-        try {
-            if (isolation >= 0 && previous != isolation) {
-                connection.setTransactionIsolation(isolation);
-            }
-            connection.setAutoCommit(false);
-            T result = work.run();
-            connection.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(connection, e);
-            throw e;
-        } finally {
-            connection.setAutoCommit(autoCommit);
-            if (isolation >= 0 && previous != isolation) {
-                connection.setTransactionIsolation(previous);
-            }
-        }
+        return transaction(connection, null, isolation, work);
     }
 
     /**
@@ -48,29 +30,46 @@ public final class Transactions {
      * trip fewer.
      */
     public static <T> T run(Connection connection, Dialect dialect, int isolation, Work<T> work) throws SQLException {
-        String start = dialect.startTransaction();
-        if (start == null || !connection.getAutoCommit()) {
-            return run(connection, isolation, work);
-        }
+        return transaction(connection, dialect.startTransaction(), isolation, work);
+    }
+
+    /** One transaction, begun by {@code start} on an autocommit connection, else by switching autocommit off. */
+    private static <T> T transaction(Connection connection, String start, int isolation, Work<T> work)
+            throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        boolean started = start != null && autoCommit;
         int previous = isolation < 0 ? -1 : connection.getTransactionIsolation();
         try {
             if (isolation >= 0 && previous != isolation) {
                 connection.setTransactionIsolation(isolation);
             }
-            start(connection, start);
-            try {
-                T result = work.run();
+            if (started) {
+                start(connection, start);
+            } else {
+                connection.setAutoCommit(false);
+            }
+            T result = work.run();
+            if (started) {
                 commitStarted(connection);
-                return result;
-            } catch (SQLException | RuntimeException e) {
+            } else {
+                connection.commit();
+            }
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            if (started) {
                 try {
                     rollbackStarted(connection);
                 } catch (SQLException rollback) {
                     e.addSuppressed(rollback);
                 }
-                throw e;
+            } else {
+                rollbackQuietly(connection, e);
             }
+            throw e;
         } finally {
+            if (!started) {
+                connection.setAutoCommit(autoCommit);
+            }
             if (isolation >= 0 && previous != isolation) {
                 connection.setTransactionIsolation(previous);
             }
