@@ -1,8 +1,10 @@
 package dev.inbox.engine;
 
 import dev.inbox.engine.form.Transactions;
+import java.lang.ref.WeakReference;
 import java.sql.SQLException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -16,13 +18,29 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WriteGate {
     /** No longer than SQLite's busy timeout: past it a writer goes on and meets the database's lock. */
     private static final long WAIT_MILLIS = 10_000;
-    private static final Map<String, WriteGate> GATES = new ConcurrentHashMap<>();
+    /** Held weakly: a gate lives as long as a broker of its database holds it, so the map does not grow. */
+    private static final Map<String, WeakReference<WriteGate>> GATES = new ConcurrentHashMap<>();
 
     /** Fair: a claim loop that writes again at once must not pass an ack writer that waits. */
     private final ReentrantLock lock = new ReentrantLock(true);
 
     static WriteGate of(String database) {
-        return GATES.computeIfAbsent(String.valueOf(database), d -> new WriteGate());
+        GATES.values().removeIf(gate -> gate.get() == null); // databases no broker uses any more
+        WriteGate[] held = new WriteGate[1];
+        GATES.compute(String.valueOf(database), (d, gate) -> {
+            held[0] = gate == null ? null : gate.get();
+            if (held[0] == null) {
+                held[0] = new WriteGate();
+                return new WeakReference<>(held[0]);
+            }
+            return gate;
+        });
+        return held[0];
+    }
+
+    /** The databases whose gate is still held, for tests. */
+    static Set<String> databases() {
+        return Set.copyOf(GATES.keySet());
     }
 
     /** Runs {@code work} once it is this writer's turn, or after the wait SQLite itself would make. */

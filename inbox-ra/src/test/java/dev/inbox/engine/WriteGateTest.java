@@ -2,6 +2,7 @@ package dev.inbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -71,6 +72,21 @@ class WriteGateTest {
             await(entered);
             return null;
         });
+    }
+
+    @Test
+    void aGateNoBrokerHoldsIsLetGoSoTheGatesDoNotGrow() throws Exception {
+        String url = "jdbc:sqlite:gate-test-" + System.nanoTime();
+        WeakReference<WriteGate> gate = new WeakReference<>(WriteGate.of(url));
+        assertThat(WriteGate.databases()).contains(url);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (gate.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(gate.get()).as("the gate of a database no broker uses is collected").isNull();
+        WriteGate.of(url + "-next");
+        assertThat(WriteGate.databases()).doesNotContain(url).contains(url + "-next");
     }
 
     private static void await(CountDownLatch latch) {

@@ -74,11 +74,15 @@ final class Settlements {
             throws SQLException {
         String[] ids = new String[deliveries.size()];
         String[] tokens = sql.uses("tokens") ? new String[ids.length] : null;
+        Instant token = null;
         for (int i = 0; i < ids.length; i++) {
             InFlight delivery = deliveries.get(i);
             ids[i] = String.valueOf(delivery.id());
             if (tokens != null) {
-                tokens[i] = dialect.stored(delivery.token()).toString();
+                // The rows of one claim share their token: formatted once (a formatter's work per row).
+                Instant next = delivery.token();
+                tokens[i] = next.equals(token) ? tokens[i - 1] : dialect.stored(next).toString();
+                token = next;
             }
         }
         Set<String> acked = new HashSet<>();
