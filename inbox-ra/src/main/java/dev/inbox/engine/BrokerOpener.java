@@ -171,7 +171,8 @@ final class BrokerOpener {
         }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter != null);
-        String ackAll = dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE);
+        String ackAllText = dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE);
+        Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
                 reports, deadLetter, ackAll, table.binaryPayload(), config.json(), settings.transactional(),
                 engine.transactions());

@@ -72,8 +72,9 @@ class LeaseAcksTest {
         // The id's type as PostgreSQL's driver reports it: there the acks go as one statement.
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote,
                 db == TestDatabase.POSTGRES ? Map.of("id", "bigserial") : Map.of());
-        String ackAll = dialect.ackAll(shape, true);
-        assertThat(ackAll != null).isEqualTo(db == TestDatabase.POSTGRES);
+        String ackAllText = dialect.ackAll(shape, true);
+        assertThat(ackAllText != null).isEqualTo(db == TestDatabase.POSTGRES);
+        Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
                 new BrokerListener() {}, recorder, null, ackAll, true, new ObjectMapper(), false,
                 new JdbcDeliveryTransactions(source, dialect));

@@ -15,13 +15,14 @@ import java.util.function.Function;
  * What a claim form of one subscription works with.
  *
  * @param deadLetter    the statement that copies a row into the dead-letter table, or null for none
- * @param ackAll        the form's acks of many rows in one statement ({@link Dialect#ackAll}), or null
+ * @param ackAll        the form's acks of many rows in one statement ({@link Dialect#ackAll}), parsed
+ *                      once for every claim's batch, or null
  * @param binaryPayload true when the payload column holds bytes, false for text
  * @param transactional true when each delivery runs in a transaction of its own with its ack
  * @param transactions  what begins those transactions
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
-        BrokerListener listener, Reports reports, String deadLetter, String ackAll, boolean binaryPayload,
+        BrokerListener listener, Reports reports, String deadLetter, Sql ackAll, boolean binaryPayload,
         ObjectMapper json, boolean transactional, DeliveryTransactions transactions) {
 
     /** Reads a claim's rows into deliveries of {@code claim}. */
@@ -31,7 +32,7 @@ public record FormContext(String queue, InboxSpec spec, Dialect dialect, Connect
 
     /** A batch of acks to be written together, by {@code ack} or by the one statement where the dialect has it. */
     AckBatch acks(Sql ack, Function<InFlight, InboxException> lost) {
-        return new AckBatch(ack, ackAll == null ? null : new Sql("ack all", ackAll), dialect, lost);
+        return new AckBatch(ack, ackAll, dialect, lost);
     }
 
     /** The dead-letter statement as a prepared-once {@link Sql}, or null. */
