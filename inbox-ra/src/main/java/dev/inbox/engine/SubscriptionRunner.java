@@ -187,12 +187,17 @@ final class SubscriptionRunner {
     }
 
     /**
-     * As {@link #roomFreed()}, on a worker's thread: an idle loop claims right here, before the
-     * worker takes its next unit, instead of waiting for a thread of its own.
+     * As {@link #roomFreed()}, on a worker's thread. With no unit left in the buffer the worker
+     * would idle, so an idle loop claims right here instead of waiting for a thread of its own;
+     * while units wait, a loop claims on its own thread beside the worker, which goes on working.
      */
     private void roomFreedOnWorker() {
         if (roomNowEnough()) {
-            idleLoopOrFirst().runHere();
+            if (ready.isEmpty()) {
+                idleLoopOrFirst().runHere();
+            } else {
+                signalClaims();
+            }
         }
     }
 

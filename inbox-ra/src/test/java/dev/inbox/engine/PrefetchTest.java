@@ -6,12 +6,20 @@ import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The buffer of claimed rows: behind busy workers a subscription holds at most its prefetch more. */
+/**
+ * The buffer of claimed rows: behind busy workers a subscription holds at most its prefetch more,
+ * and claims to fill it run beside the workers.
+ */
 class PrefetchTest {
     private static final String TABLE = "prefetch_jobs";
 
@@ -44,5 +52,50 @@ class PrefetchTest {
         // Rows in work acked (and waiting ones a worker took before the stop); the rest given back unspent.
         assertThat(db.count(TABLE)).isBetween((long) 10 - held, (long) 10 - workers);
         assertThat(db.count(TABLE + " WHERE locked_until IS NULL AND attempt = 1")).isEqualTo(db.count(TABLE));
+    }
+
+    /**
+     * The room a worker frees starts a claim on a claim loop's own thread while rows wait in the
+     * buffer, so the worker goes on working them. Run on the worker's thread, that claim held up
+     * every row waiting behind it: one worker drained at two thirds of the plain loop's pace.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void whileRowsWaitAClaimRunsBesideTheBusyWorker(FormCase c) throws Exception {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("beside_jobs", c.form(), TestTable.Feature.ATTEMPT);
+        table.create(db);
+        AtomicInteger handling = new AtomicInteger();
+        List<Boolean> besideAHandler = new CopyOnWriteArrayList<>();
+        Subscription<Job> subscription = Subscription.of("beside", table.spec(), Job.class, (job, d) -> {
+            handling.incrementAndGet();
+            try {
+                Thread.sleep(20);
+            } finally {
+                handling.decrementAndGet();
+            }
+            return Outcome.ack();
+        }).workers(1).batchSize(4).prefetch(8);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .listener(new BrokerListener() {
+                    @Override
+                    public void claimed(String queue, int rows, Duration took) {
+                        if (rows > 0) {
+                            besideAHandler.add(handling.get() > 0);
+                        }
+                    }
+                })
+                .subscribe(subscription).connect();
+        try {
+            broker.publisher("beside", Job.class).publishAll(IntStream.range(0, 24).mapToObj(Job::new).toList());
+            InboxTestKit.await(() -> db.count(table.name()) == 0, Duration.ofSeconds(30),
+                    () -> db.count(table.name()) + " left");
+        } finally {
+            broker.shutdown();
+        }
+        // The first two claims fill the buffer as the worker starts; the room it frees starts the others.
+        assertThat(besideAHandler.stream().filter(beside -> beside).count())
+                .as("claims that ran while the handler worked, of %s", besideAHandler)
+                .isGreaterThanOrEqualTo(3);
     }
 }
