@@ -40,7 +40,8 @@ import java.util.Set;
  * </ul>
  * For each figure the engine and the baseline first run once on {@code jobs} jobs, unmeasured: a
  * warm-up, and a measure of how many jobs the faster of them does in {@code seconds} (the first
- * figure of each part and form runs each side once more, unmeasured, on that many). The figure is
+ * figure of each part and form runs each side again, unmeasured, on that many, until the JIT
+ * compilers are nearly done: {@link #warmUp}). The figure is
  * then the best (highest jobs per second) of {@code repeats} runs of that many jobs (at least
  * {@code jobs}, at most 100,000), engine and baseline taking turns, each run timed from its first
  * claim (or insert) to its last settlement, with the CPU time it took in this JVM and on the
@@ -63,6 +64,10 @@ public final class Bench {
 
     /** The most jobs a measured run takes: the drain's table of the benchmark's definition. */
     private static final int MAX_JOBS = 100_000;
+    /** The most pairs of warm-up runs of a part and form's first figure. */
+    private static final int MAX_WARM_UPS = 6;
+    /** The share of a pair of warm-up runs' wall time the JIT compilers may take once warm. */
+    private static final double JIT_QUIET = 0.02;
 
     /** The databases of the peers part: db-scheduler and JobRunr keep no jobs in SQLite here. */
     private static final List<String> PEER_DATABASES = List.of("postgres", "mariadb");
@@ -267,10 +272,8 @@ public final class Bench {
             double rate = Math.max(engine.run(args.jobs()).jobsPerS(), baseline.run(args.jobs()).jobsPerS());
             int jobs = (int) Math.min(MAX_JOBS, Math.max(args.jobs(), Math.round(rate * args.seconds())));
             if (warmed.add(name + " " + db.name() + " " + form)) {
-                // The first figure of a part and form meets code the JIT has not compiled yet: one more
-                // unmeasured run of each side, so the compilers' CPU is not charged to the measured runs.
-                engine.run(jobs);
-                baseline.run(jobs);
+                // The first figure of a part and form meets code the JIT has not compiled yet.
+                warmUp(engine, baseline, jobs);
             }
             Meter.Measured best = null;
             Meter.Measured bestBaseline = null;
@@ -282,6 +285,26 @@ public final class Bench {
                     bestBaseline));
         } catch (Exception e) {
             failed(what, e);
+        }
+    }
+
+    /**
+     * Unmeasured runs of each side until the JIT compilers are nearly done with their code (a
+     * pair of runs during which they compiled for less than {@link #JIT_QUIET} of its wall time),
+     * at most {@link #MAX_WARM_UPS} pairs: a server runs the engine's code compiled, and on two
+     * cores the compilers' CPU would otherwise be taken from the measured runs, most from the
+     * side with more code.
+     */
+    private static void warmUp(Run engine, Run baseline, int jobs) throws Exception {
+        for (int i = 0; i < MAX_WARM_UPS; i++) {
+            long compiling = Jit.millis();
+            long start = System.nanoTime();
+            engine.run(jobs);
+            baseline.run(jobs);
+            double share = (Jit.millis() - compiling) * 1e6 / (System.nanoTime() - start);
+            if (share < JIT_QUIET) {
+                return;
+            }
         }
     }
 
