@@ -1,6 +1,5 @@
 package dev.inbox.engine;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,7 +16,7 @@ final class ListenRefusingDataSource {
     static DataSource over(DataSource pool) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
-                    Object result = invoke(pool, method, args);
+                    Object result = Delegation.call(pool, method, args);
                     return result instanceof Connection c && method.getName().equals("getConnection") ? refusing(c)
                             : result;
                 });
@@ -26,7 +25,7 @@ final class ListenRefusingDataSource {
     private static Connection refusing(Connection connection) {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
-                    Object result = invoke(connection, method, args);
+                    Object result = Delegation.call(connection, method, args);
                     return result instanceof Statement s && method.getName().equals("createStatement") ? refusing(s)
                             : result;
                 });
@@ -39,15 +38,7 @@ final class ListenRefusingDataSource {
                             && sql.trim().toUpperCase().startsWith("LISTEN")) {
                         throw new SQLException("LISTEN is not supported by this pooler in transaction mode", "0A000");
                     }
-                    return invoke(statement, method, args);
+                    return Delegation.call(statement, method, args);
                 });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

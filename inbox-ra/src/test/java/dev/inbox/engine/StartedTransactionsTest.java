@@ -5,20 +5,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.ClaimForm;
 import dev.inbox.Column;
 import dev.inbox.InboxSpec;
+import dev.inbox.Outcome;
+import dev.inbox.Subscription;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.Transactions;
+import dev.inbox.testkit.InboxTestKit;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * On MySQL and MariaDB the engine starts its transactions with {@code START TRANSACTION} and
- * leaves the connection in autocommit: a round trip fewer than switching autocommit off and on.
- * What such a transaction did not commit must never reach the pool's next borrower.
+ * On MySQL and MariaDB the engine starts its transactions (deliveries, row lock claims) with
+ * {@code START TRANSACTION} and leaves the connection in autocommit: a round trip fewer than
+ * switching autocommit off and on. What such a transaction did not commit must never reach the
+ * pool's next borrower.
  */
 class StartedTransactionsTest {
     private static final String TABLE = "started_tx";
@@ -77,6 +88,67 @@ class StartedTransactionsTest {
             insert(connection, 5);
             assertThat(ids(db)).isEqualTo("1,5");
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "CONNECTOR_J"})
+    void aRowLockClaimStartsItsTransactionWithAStatementAndNeverSwitchesAutocommit(TestDatabase db) {
+        TestTable table = TestTable.of("started_claims", ClaimForm.ROW_LOCK, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        AtomicInteger switchedOff = new AtomicInteger();
+        InboxBroker broker = InboxBroker.fromDataSource(countingAutocommitOff(db.dataSource(), switchedOff))
+                .pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("started", table.spec(), Job.class, (job, d) -> Outcome.ack()).batchSize(4)
+                        .workers(2))
+                .connect();
+        try {
+            broker.publisher("started", Job.class).publishAll(IntStream.range(0, 40).mapToObj(Job::new).toList());
+            InboxTestKit.await(() -> db.count(table.name()) == 0, Duration.ofSeconds(20),
+                    () -> db.count(table.name()) + " left");
+        } finally {
+            broker.shutdown();
+        }
+        assertThat(switchedOff).as("connections switched out of autocommit").hasValue(0);
+    }
+
+    /**
+     * Where the engine switches autocommit off (PostgreSQL), a delivery transaction closed without
+     * a commit or a rollback is rolled back too: switching autocommit back on would commit it.
+     */
+    @Test
+    void aSwitchedTransactionClosedWithoutEndingIsRolledBack() throws Exception {
+        TestDatabase db = TestDatabase.POSTGRES;
+        db.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY)");
+        try (HikariDataSource pool = onePool(db)) {
+            JdbcDeliveryTransactions transactions = new JdbcDeliveryTransactions(pool::getConnection, db.dialect());
+            DeliveryTransactions.Open abandoned = transactions.begin(InboxSpec.table("jobs", Column.of("id")));
+            assertThat(abandoned.connection().getAutoCommit()).isFalse();
+            insert(abandoned.connection(), 3);
+            abandoned.close();
+            try (Connection next = pool.getConnection()) {
+                insert(next, 4);
+            }
+        }
+        assertThat(db.count(TABLE)).isEqualTo(1);
+        assertThat(db.count(TABLE + " WHERE id = 4")).isEqualTo(1);
+    }
+
+    /** {@code pool}, counting each time one of its connections is switched out of autocommit. */
+    private static DataSource countingAutocommitOff(DataSource pool, AtomicInteger switchedOff) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = Delegation.call(pool, method, args);
+                    if (!(result instanceof Connection connection && method.getName().equals("getConnection"))) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (c, m, a) -> {
+                                if (m.getName().equals("setAutoCommit") && Boolean.FALSE.equals(a[0])) {
+                                    switchedOff.incrementAndGet();
+                                }
+                                return Delegation.call(connection, m, a);
+                            });
+                });
     }
 
     private static HikariDataSource onePool(TestDatabase db) {

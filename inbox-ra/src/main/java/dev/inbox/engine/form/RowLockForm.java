@@ -109,26 +109,26 @@ public final class RowLockForm implements Form {
             return claimInDeliveryTransaction(now);
         }
         Connection connection = context.connections().open();
-        int isolation;
+        OpenTransaction open;
         try {
-            isolation = dialect.beginChangesIsolation(spec) ? connection.getTransactionIsolation() : -1;
-            dialect.begin(connection, spec);
+            // A transactional delivery's handler runs after a JDBC savepoint, which needs autocommit off.
+            open = OpenTransaction.begin(connection, dialect, spec, !context.transactional());
         } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;
         }
-        ClaimTransaction transaction = new ClaimTransaction(connection, isolation);
+        ClaimTransaction transaction = new ClaimTransaction(open);
         try {
             List<InFlight> rows = lockDue(connection, now, rowsPerClaim(limit), transaction);
             if (rows.isEmpty()) {
-                connection.commit();
+                open.commit();
                 transaction.end();
                 return rows;
             }
             transaction.open = rows.size();
             return rows;
         } catch (SQLException e) {
-            Transactions.rollbackQuietly(connection, e);
+            open.rollbackQuietly(e);
             transaction.end();
             if ("40001".equals(e.getSQLState())) {
                 // At a level stricter than READ COMMITTED: reported as what it is.
@@ -139,7 +139,7 @@ public final class RowLockForm implements Form {
             }
             throw e;
         } catch (RuntimeException e) {
-            Transactions.rollbackQuietly(connection, e);
+            open.rollbackQuietly(e);
             transaction.end();
             throw e;
         }
@@ -303,13 +303,27 @@ public final class RowLockForm implements Form {
                 }
                 return;
             }
-            Connection connection = context.connections().open();
-            int isolation = -1;
-            try (connection) {
-                isolation = dialect.beginChangesIsolation(spec) ? connection.getTransactionIsolation() : -1;
-                dialect.begin(connection, spec);
+            try (Connection connection = context.connections().open()) {
+                OpenTransaction apart = OpenTransaction.begin(connection, dialect, spec, true);
+                try {
+                    settleLockedAgain(apart, delivery, work);
+                } finally {
+                    try {
+                        apart.end();
+                    } catch (SQLException e) {
+                        // closed: the pool discards it
+                    }
+                }
+            }
+        }
+
+        /** Settles the delivery in {@code apart} once its row is locked again, its attempt counted again. */
+        private void settleLockedAgain(OpenTransaction apart, InFlight delivery, InTransaction work)
+                throws SQLException {
+            Connection connection = apart.connection();
+            try {
                 if (!lockAgain(connection, delivery)) {
-                    connection.commit();
+                    apart.commit();
                     throw new InboxException(InboxException.Kind.LEASE_LOST, "queue " + context.queue() + ": row "
                             + delivery.id() + " of table " + spec.table() + " was claimed again after its delivery"
                             + " transaction rolled back; that claim settles it");
@@ -321,16 +335,10 @@ public final class RowLockForm implements Form {
                     }
                 }
                 work.run(connection);
-                connection.commit();
+                apart.commit();
             } catch (SQLException | RuntimeException e) {
-                Transactions.rollbackQuietly(connection, e);
+                apart.rollbackQuietly(e);
                 throw e;
-            } finally {
-                try {
-                    dialect.end(connection, spec, isolation);
-                } catch (SQLException e) {
-                    // closed: the pool discards it
-                }
             }
         }
 
@@ -375,16 +383,16 @@ public final class RowLockForm implements Form {
      * acks put off until the last of them, which run as one batch just before the commit.
      */
     private final class ClaimTransaction implements Claim {
+        private final OpenTransaction transaction;
         private final Connection connection;
-        private final int isolationBefore;
         private final AckBatch acks = context.acks(ack, d -> gone(d));
         private int open;
         private boolean settledAny;
         private boolean ended;
 
-        ClaimTransaction(Connection connection, int isolationBefore) {
-            this.connection = connection;
-            this.isolationBefore = isolationBefore;
+        ClaimTransaction(OpenTransaction transaction) {
+            this.transaction = transaction;
+            this.connection = transaction.connection();
         }
 
         @Override
@@ -470,7 +478,7 @@ public final class RowLockForm implements Form {
                 done();
             } catch (SQLException | RuntimeException e) {
                 // One failed statement ends the claim: its rows go back to the queue.
-                Transactions.rollbackQuietly(connection, e);
+                transaction.rollbackQuietly(e);
                 acks.fail(context.reports(), e);
                 end();
                 throw e;
@@ -486,16 +494,16 @@ public final class RowLockForm implements Form {
                 if (!acks.isEmpty()) {
                     acks.write(connection, (c, statements, batch) -> {
                         boolean[] took = batch.run();
-                        c.commit();
+                        transaction.commit();
                         return took;
                     }, context.reports());
                 } else if (settledAny) {
-                    connection.commit();
+                    transaction.commit();
                 } else {
-                    connection.rollback(); // none settled: every row goes back as it was
+                    transaction.rollback(); // none settled: every row goes back as it was
                 }
             } catch (SQLException | RuntimeException e) {
-                Transactions.rollbackQuietly(connection, e);
+                transaction.rollbackQuietly(e);
                 throw e;
             } finally {
                 end();
@@ -504,8 +512,8 @@ public final class RowLockForm implements Form {
 
         private void end() {
             ended = true;
-            try (Connection c = connection) {
-                dialect.end(c, spec, isolationBefore);
+            try (connection) {
+                transaction.end();
             } catch (SQLException e) {
                 // the pool discards a broken connection
             }
