@@ -187,13 +187,14 @@ final class SubscriptionRunner {
     }
 
     /**
-     * As {@link #roomFreed()}, on a worker's thread. With no unit left in the buffer the worker
-     * would idle, so an idle loop claims right here instead of waiting for a thread of its own;
-     * while units wait, a loop claims on its own thread beside the worker, which goes on working.
+     * As {@link #roomFreed()}, on a worker's thread. Where no unit is left in the buffer (the worker
+     * would idle) or other workers go on working it, an idle loop claims right here instead of
+     * waiting for a thread of its own; where this worker alone works the units waiting, a loop
+     * claims on its own thread beside it, so those units do not sit out the claim's round trip.
      */
     private void roomFreedOnWorker() {
         if (roomNowEnough()) {
-            if (ready.isEmpty()) {
+            if (ready.isEmpty() || workersRunning.get() > 1) {
                 idleLoopOrFirst().runHere();
             } else {
                 signalClaims();
