@@ -36,6 +36,8 @@ final class Database implements ConnectionSource {
     private final String identity;
     /** Where one writer at a time locks the whole database (SQLite): the engine's writers take turns here. */
     private final WriteGate writeGate;
+    /** The hot path's statements kept prepared on the connections of the pool the broker built; null for the application's. */
+    private final KeptStatements kept;
 
     private Database(DataSource dataSource, HikariDataSource owned, Dialect dialect, String where, String password,
             String identity) {
@@ -46,6 +48,7 @@ final class Database implements ConnectionSource {
         this.password = password;
         this.identity = identity;
         this.writeGate = dialect.writeLocksDatabase() ? WriteGate.of(identity) : null;
+        this.kept = owned == null ? null : new KeptStatements();
     }
 
     /**
@@ -172,6 +175,12 @@ final class Database implements ConnectionSource {
         return write(() -> ConnectionSource.super.use(work));
     }
 
+    /** {@inheritDoc} Kept on the pool's connections where the broker built the pool. */
+    @Override
+    public <R> R prepared(Connection connection, Sql sql, OnStatement<R> work) throws SQLException {
+        return kept == null ? ConnectionSource.super.prepared(connection, sql, work) : kept.run(connection, sql, work);
+    }
+
     /** {@inheritDoc} Through the process's {@link WriteGate} where the database takes one writer at a time. */
     @Override
     public <R> R write(Transactions.Work<R> work) throws SQLException {
@@ -211,6 +220,7 @@ final class Database implements ConnectionSource {
     void close() {
         if (owned != null) {
             owned.close();
+            kept.clear();
         }
     }
 

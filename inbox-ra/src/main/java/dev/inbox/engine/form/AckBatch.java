@@ -31,15 +31,19 @@ final class AckBatch {
     /** The acks of many rows in one statement, or null for a JDBC batch of {@code ack}. */
     private final Sql ackAll;
     private final Dialect dialect;
+    /** Where the acks' statements are prepared: kept prepared where the pool is the broker's. */
+    private final ConnectionSource statements;
     private final Function<InFlight, InboxException> lost;
     private List<InFlight> deliveries = new ArrayList<>();
     private Instant last;
 
     /** @param lost the error of an ack whose row was no longer there for it */
-    AckBatch(Sql ack, Sql ackAll, Dialect dialect, Function<InFlight, InboxException> lost) {
+    AckBatch(Sql ack, Sql ackAll, Dialect dialect, ConnectionSource statements,
+            Function<InFlight, InboxException> lost) {
         this.ack = ack;
         this.ackAll = ackAll;
         this.dialect = dialect;
+        this.statements = statements;
         this.lost = lost;
     }
 
@@ -58,7 +62,7 @@ final class AckBatch {
 
     /** Hands over what gathered and starts empty, for a writer that writes while others gather. */
     AckBatch takeAll() {
-        AckBatch taken = new AckBatch(ack, ackAll, dialect, lost);
+        AckBatch taken = new AckBatch(ack, ackAll, dialect, statements, lost);
         taken.deliveries = deliveries;
         taken.last = last;
         deliveries = new ArrayList<>();
@@ -78,9 +82,10 @@ final class AckBatch {
         boolean[] took;
         try {
             took = ackAll != null && written.size() > 1
-                    ? commit.run(connection, 1, () -> Settlements.runAll(connection, ackAll, written, last, dialect))
-                    : commit.run(connection, written.size(),
-                            () -> Settlements.runBatch(connection, ack, written, Outcome.ack(), last, dialect));
+                    ? commit.run(connection, 1,
+                            () -> Settlements.runAll(statements, connection, ackAll, written, last, dialect))
+                    : commit.run(connection, written.size(), () -> Settlements.runBatch(statements, connection, ack,
+                            written, Outcome.ack(), last, dialect));
         } catch (SQLException | RuntimeException e) {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;

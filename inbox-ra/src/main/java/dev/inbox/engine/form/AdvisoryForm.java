@@ -55,8 +55,9 @@ public final class AdvisoryForm implements Form {
         this.context = context;
         this.spec = context.spec();
         this.dialect = context.dialect();
-        this.locks = statements.lockCandidates() != null ? new ServerLocks(dialect, spec.table(), statements)
-                : new ProcessLocks(dialect, spec.table(), lockScope, statements);
+        this.locks = statements.lockCandidates() != null
+                ? new ServerLocks(dialect, spec.table(), statements, context.connections())
+                : new ProcessLocks(dialect, spec.table(), lockScope, statements, context.connections());
         this.take = new Sql("advisory take", statements.take());
         this.count = statements.count() == null ? null : new Sql("advisory count", statements.count());
         this.ack = new Sql("ack", statements.ack());
@@ -148,7 +149,7 @@ public final class AdvisoryForm implements Form {
         // Locked from here on: if anything fails, the session releases them as it closes.
         session.heldAside.addAll(due.values());
         // One statement for the claim's rows: preparing it for each was a quarter of SQLite's claim.
-        try (PreparedStatement ps = take.prepare(session.connection)) {
+        context.connections().prepared(session.connection, take, ps -> {
             take.setTime(ps, "now", dialect.stored(now), dialect);
             for (Map.Entry<Object, String> candidate : due.entrySet()) {
                 String key = candidate.getValue();
@@ -161,7 +162,8 @@ public final class AdvisoryForm implements Form {
                 session.keys.put(row, key);
                 rows.add(row);
             }
-        }
+            return null;
+        });
     }
 
     /** Reads the row again under its lock; null when it is no longer due. */
@@ -178,16 +180,15 @@ public final class AdvisoryForm implements Form {
         if (count == null || rows.isEmpty()) {
             return;
         }
-        context.connections().write(() -> Transactions.inOneCommit(connection, dialect, rows.size(), () -> {
-            try (PreparedStatement ps = count.prepare(connection)) {
-                for (InFlight row : rows) {
-                    count.set(ps, "id", row.id());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
-            return null;
-        }));
+        context.connections().write(() -> Transactions.inOneCommit(connection, dialect, rows.size(),
+                () -> context.connections().prepared(connection, count, ps -> {
+                    for (InFlight row : rows) {
+                        count.set(ps, "id", row.id());
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                    return null;
+                })));
     }
 
     private InboxException lost(InFlight delivery, String settlement) {

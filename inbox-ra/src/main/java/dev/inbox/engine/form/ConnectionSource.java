@@ -1,6 +1,8 @@
 package dev.inbox.engine.form;
 
+import dev.inbox.engine.Sql;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -28,6 +30,28 @@ public interface ConnectionSource {
      */
     default <R> R write(Transactions.Work<R> work) throws SQLException {
         return work.run();
+    }
+
+    /**
+     * Runs {@code work} with {@code sql} prepared on {@code connection}, one of this source's, for a
+     * statement of the hot path. Where the source keeps statements prepared it is kept for the
+     * next use; otherwise it is prepared here and closed after. The work does not close it.
+     */
+    default <R> R prepared(Connection connection, Sql sql, OnStatement<R> work) throws SQLException {
+        return preparedOnce(connection, sql, work);
+    }
+
+    /** Runs {@code work} with {@code sql} prepared for it alone: on a connection of no source's, as a delivery transaction's. */
+    static <R> R preparedOnce(Connection connection, Sql sql, OnStatement<R> work) throws SQLException {
+        try (PreparedStatement statement = sql.prepare(connection)) {
+            return work.run(statement);
+        }
+    }
+
+    /** Work on a prepared statement. */
+    @FunctionalInterface
+    interface OnStatement<R> {
+        R run(PreparedStatement statement) throws SQLException;
     }
 
     /** Work on a connection. */

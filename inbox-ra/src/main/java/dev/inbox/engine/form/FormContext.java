@@ -32,7 +32,7 @@ public record FormContext(String queue, InboxSpec spec, Dialect dialect, Connect
 
     /** A batch of acks to be written together, by {@code ack} or by the one statement where the dialect has it. */
     AckBatch acks(Sql ack, Function<InFlight, InboxException> lost) {
-        return new AckBatch(ack, ackAll, dialect, lost);
+        return new AckBatch(ack, ackAll, dialect, connections, lost);
     }
 
     /** The dead-letter statement as a prepared-once {@link Sql}, or null. */

@@ -130,51 +130,42 @@ public final class LeaseForm implements Form {
         // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
+        // RETURNING: one statement in autocommit leases, counts the attempt and commits at once.
         return context.connections().use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
-                ? claimReturning(connection, at, expiry, limit)
+                ? readClaim(connection, at, expiry, limit)
                 : claimThenStamp(connection, at, expiry, limit));
     }
 
-    private List<InFlight> claimReturning(Connection connection, Instant now, Instant expiry, int limit)
+    /** Runs the claim statement and reads its rows, each leased until {@code expiry}. */
+    private List<InFlight> readClaim(Connection connection, Instant now, Instant expiry, int limit)
             throws SQLException {
-        // One statement in autocommit: it leases, counts the attempt and commits at once.
-        try (PreparedStatement ps = claim.prepare(connection)) {
-            bindClaim(ps, now, expiry, limit);
+        return context.connections().prepared(connection, claim, ps -> {
+            claim.setTime(ps, "now", now, dialect);
+            claim.setTime(ps, "expiry", expiry, dialect);
+            claim.setInt(ps, "limit", limit);
             try (ResultSet rs = ps.executeQuery()) {
                 return claimed.read(rs, expiry, leased);
             }
-        }
+        });
     }
 
     private List<InFlight> claimThenStamp(Connection connection, Instant now, Instant expiry, int limit)
             throws SQLException {
         // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
         return Transactions.run(connection, dialect, Connection.TRANSACTION_READ_COMMITTED, () -> {
-            List<InFlight> rows;
-            try (PreparedStatement ps = claim.prepare(connection)) {
-                bindClaim(ps, now, expiry, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rows = claimed.read(rs, expiry, leased);
-                }
-            }
+            List<InFlight> rows = readClaim(connection, now, expiry, limit);
             if (!rows.isEmpty()) {
-                try (PreparedStatement ps = stamp.prepare(connection)) {
+                context.connections().prepared(connection, stamp, ps -> {
                     for (InFlight row : rows) {
                         stamp.setTime(ps, "expiry", expiry, dialect);
                         stamp.set(ps, "id", row.id());
                         ps.addBatch();
                     }
-                    ps.executeBatch();
-                }
+                    return ps.executeBatch();
+                });
             }
             return rows;
         });
-    }
-
-    private void bindClaim(PreparedStatement ps, Instant now, Instant expiry, int limit) throws SQLException {
-        claim.setTime(ps, "now", now, dialect);
-        claim.setTime(ps, "expiry", expiry, dialect);
-        claim.setInt(ps, "limit", limit);
     }
 
     /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. */

@@ -4,7 +4,6 @@ import dev.inbox.engine.Sql;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -27,10 +26,14 @@ final class ProcessLocks implements AdvisoryLocks {
     private final String prefix;
     private final String scope;
     private final Sql candidates;
+    /** Where the candidates' statement is prepared. */
+    private final ConnectionSource connections;
 
     /** @param scope names the database, so the locks of two databases never meet */
-    ProcessLocks(Dialect dialect, String table, String scope, AdvisoryStatements statements) {
+    ProcessLocks(Dialect dialect, String table, String scope, AdvisoryStatements statements,
+            ConnectionSource connections) {
         this.dialect = dialect;
+        this.connections = connections;
         this.prefix = table + ":";
         this.scope = scope + "|";
         this.candidates = new Sql("advisory candidates", statements.candidates());
@@ -44,7 +47,7 @@ final class ProcessLocks implements AdvisoryLocks {
     @Override
     public Map<Object, String> lockDue(Connection session, Instant now, int limit, int heldHere) throws SQLException {
         Map<Object, String> locked = new LinkedHashMap<>();
-        try (PreparedStatement ps = candidates.prepare(session)) {
+        return connections.prepared(session, candidates, ps -> {
             candidates.setTime(ps, "now", dialect.stored(now), dialect);
             candidates.setInt(ps, "limit", limit + SCAN_EXTRA + heldHere);
             try (ResultSet rs = ps.executeQuery()) {
@@ -55,8 +58,8 @@ final class ProcessLocks implements AdvisoryLocks {
                     }
                 }
             }
-        }
-        return locked;
+            return locked;
+        });
     }
 
     /** Takes the lock on {@code key} ({@code <table>:<key>}) of database {@code scope} if free: false when held. */

@@ -119,7 +119,7 @@ public final class RowLockForm implements Form {
         }
         ClaimTransaction transaction = new ClaimTransaction(open);
         try {
-            List<InFlight> rows = lockDue(connection, now, rowsPerClaim(limit), transaction);
+            List<InFlight> rows = lockDue(connection, true, now, rowsPerClaim(limit), transaction);
             if (rows.isEmpty()) {
                 open.commit();
                 transaction.end();
@@ -145,26 +145,36 @@ public final class RowLockForm implements Form {
         }
     }
 
-    /** Locks up to {@code limit} due rows in the transaction open on {@code connection}, counting their attempts. */
-    private List<InFlight> lockDue(Connection connection, Instant now, int limit, Claim holder) throws SQLException {
-        List<InFlight> rows;
-        try (PreparedStatement ps = claim.prepare(connection)) {
+    /**
+     * Locks up to {@code limit} due rows in the transaction open on {@code connection}, counting their
+     * attempts; {@code pooled} when the connection is of the form's source, which may keep the statements.
+     */
+    private List<InFlight> lockDue(Connection connection, boolean pooled, Instant now, int limit, Claim holder)
+            throws SQLException {
+        ConnectionSource statements = pooled ? context.connections() : null;
+        List<InFlight> rows = prepared(statements, connection, claim, ps -> {
             claim.setTime(ps, "now", dialect.stored(now), dialect);
             claim.setInt(ps, "limit", limit);
             try (ResultSet rs = ps.executeQuery()) {
-                rows = claimed.read(rs, null, holder);
+                return claimed.read(rs, null, holder);
             }
-        }
+        });
         if (stamp != null && !rows.isEmpty()) {
-            try (PreparedStatement ps = stamp.prepare(connection)) {
+            prepared(statements, connection, stamp, ps -> {
                 for (InFlight row : rows) {
                     stamp.set(ps, "id", row.id());
                     ps.addBatch();
                 }
-                ps.executeBatch();
-            }
+                return ps.executeBatch();
+            });
         }
         return rows;
+    }
+
+    private static <R> R prepared(ConnectionSource statements, Connection connection, Sql sql,
+            ConnectionSource.OnStatement<R> work) throws SQLException {
+        return statements == null ? ConnectionSource.preparedOnce(connection, sql, work)
+                : statements.prepared(connection, sql, work);
     }
 
     /** A retry's or a drop's statement, where the form has one, run for {@code delivery}. */
@@ -194,7 +204,7 @@ public final class RowLockForm implements Form {
         }
         InDeliveryTransaction holder = new InDeliveryTransaction(open);
         try {
-            List<InFlight> rows = lockDue(open.connection(), now, 1, holder);
+            List<InFlight> rows = lockDue(open.connection(), false, now, 1, holder);
             if (rows.isEmpty()) {
                 holder.endQuietly(null);
             }

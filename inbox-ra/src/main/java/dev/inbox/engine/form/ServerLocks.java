@@ -25,9 +25,12 @@ final class ServerLocks implements AdvisoryLocks {
     private final Sql lockCandidates;
     private final Sql unlock;
     private final Sql unlockAll;
+    /** Where the statements of every claim and session end are prepared. */
+    private final ConnectionSource connections;
 
-    ServerLocks(Dialect dialect, String table, AdvisoryStatements statements) {
+    ServerLocks(Dialect dialect, String table, AdvisoryStatements statements, ConnectionSource connections) {
         this.dialect = dialect;
+        this.connections = connections;
         this.prefix = table + ":";
         this.lockCandidates = new Sql("advisory lock candidates", statements.lockCandidates());
         this.unlock = new Sql("advisory unlock", statements.unlock());
@@ -42,7 +45,7 @@ final class ServerLocks implements AdvisoryLocks {
     @Override
     public Map<Object, String> lockDue(Connection session, Instant now, int limit, int heldHere) throws SQLException {
         Map<Object, String> locked = new LinkedHashMap<>();
-        try (PreparedStatement ps = lockCandidates.prepare(session)) {
+        return connections.prepared(session, lockCandidates, ps -> {
             lockCandidates.setTime(ps, "now", dialect.stored(now), dialect);
             lockCandidates.setString(ps, "prefix", prefix);
             lockCandidates.setInt(ps, "scan", limit + SCAN_EXTRA + heldHere);
@@ -52,8 +55,8 @@ final class ServerLocks implements AdvisoryLocks {
                     locked.put(rs.getObject(1), prefix + rs.getString(2));
                 }
             }
-        }
-        return locked;
+            return locked;
+        });
     }
 
     @Override
@@ -66,8 +69,9 @@ final class ServerLocks implements AdvisoryLocks {
 
     @Override
     public void unlockAll(Connection session, Collection<String> keys) throws SQLException {
-        try (PreparedStatement ps = unlockAll.prepare(session)) {
+        connections.prepared(session, unlockAll, ps -> {
             ps.executeQuery().close();
-        }
+            return null;
+        });
     }
 }

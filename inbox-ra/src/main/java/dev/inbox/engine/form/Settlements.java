@@ -49,16 +49,15 @@ final class Settlements {
      * Runs {@code sql} for each delivery, as one JDBC batch; returns for each whether it changed a
      * row (true where the driver cannot tell).
      */
-    static boolean[] runBatch(Connection connection, Sql sql, List<InFlight> deliveries, Outcome outcome,
-            Instant now, Dialect dialect) throws SQLException {
-        int[] counts;
-        try (PreparedStatement ps = sql.prepare(connection)) {
+    static boolean[] runBatch(ConnectionSource statements, Connection connection, Sql sql, List<InFlight> deliveries,
+            Outcome outcome, Instant now, Dialect dialect) throws SQLException {
+        int[] counts = statements.prepared(connection, sql, ps -> {
             for (InFlight delivery : deliveries) {
                 bind(ps, sql, delivery, outcome, now, dialect);
                 ps.addBatch();
             }
-            counts = ps.executeBatch();
-        }
+            return ps.executeBatch();
+        });
         boolean[] changed = new boolean[deliveries.size()];
         for (int i = 0; i < changed.length; i++) {
             changed[i] = i >= counts.length || counts[i] != 0;
@@ -70,8 +69,8 @@ final class Settlements {
      * Acks the deliveries with one statement ({@link Dialect#ackAll}); returns for each whether
      * the statement returned its row's id.
      */
-    static boolean[] runAll(Connection connection, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)
-            throws SQLException {
+    static boolean[] runAll(ConnectionSource statements, Connection connection, Sql sql, List<InFlight> deliveries,
+            Instant now, Dialect dialect) throws SQLException {
         String[] ids = new String[deliveries.size()];
         String[] tokens = sql.uses("tokens") ? new String[ids.length] : null;
         Instant token = null;
@@ -86,7 +85,7 @@ final class Settlements {
             }
         }
         Set<String> acked = new HashSet<>();
-        try (PreparedStatement ps = sql.prepare(connection)) {
+        statements.prepared(connection, sql, ps -> {
             sql.setTexts(ps, "ids", ids);
             if (tokens != null) {
                 sql.setTexts(ps, "tokens", tokens);
@@ -97,7 +96,8 @@ final class Settlements {
                     acked.add(rs.getString(1));
                 }
             }
-        }
+            return null;
+        });
         boolean[] changed = new boolean[ids.length];
         for (int i = 0; i < changed.length; i++) {
             changed[i] = acked.contains(ids[i]);
