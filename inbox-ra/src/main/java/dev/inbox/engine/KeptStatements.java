@@ -9,14 +9,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The statements of the hot path (claims, acks, publishes) kept prepared on each physical
+ * The statements of the hot path (claims, advisory scans, acks) kept prepared on each physical
  * connection of a pool the broker built. HikariCP keeps no statements and SQLite's driver keeps
  * none either, so each claim compiled its statement again (about a fifth of a SQLite claim's
  * time, spent holding the database's one write lock). An application server's pool keeps its own
  * statement cache, so the application's DataSource gets none here.
  *
  * <p>A statement is prepared on the physical connection, where the pool does not track it: the
- * pool would close a statement of its proxy when the connection goes back. A physical connection
+ * pool would close a statement of its proxy when the connection goes back. The pool does not see
+ * these statements run either, so it would not roll back a transaction they left open: the
+ * engine ends its own ({@code Transactions.run}, {@code OpenTransaction}). A physical connection
  * serves one borrower at a time, and a statement is taken out while in use, so a second use of the
  * same statement at once prepares one of its own. Connections the pool closed are forgotten when
  * another connection comes in.
