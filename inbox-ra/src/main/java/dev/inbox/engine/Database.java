@@ -36,7 +36,7 @@ final class Database implements ConnectionSource {
     private final String identity;
     /** Where one writer at a time locks the whole database (SQLite): the engine's writers take turns here. */
     private final WriteGate writeGate;
-    /** The hot path's statements kept prepared on the connections of the pool the broker built; null for the application's. */
+    /** The hot path's statements kept on the connections of the pool the broker built; null for the application's. */
     private final KeptStatements kept;
 
     private Database(DataSource dataSource, HikariDataSource owned, Dialect dialect, String where, String password,

@@ -41,7 +41,10 @@ public interface ConnectionSource {
         return preparedOnce(connection, sql, work);
     }
 
-    /** Runs {@code work} with {@code sql} prepared for it alone: on a connection of no source's, as a delivery transaction's. */
+    /**
+     * Runs {@code work} with {@code sql} prepared for it alone: on a connection of no source's, as a
+     * delivery transaction's.
+     */
     static <R> R preparedOnce(Connection connection, Sql sql, OnStatement<R> work) throws SQLException {
         try (PreparedStatement statement = sql.prepare(connection)) {
             return work.run(statement);
