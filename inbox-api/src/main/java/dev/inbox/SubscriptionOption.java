@@ -48,7 +48,8 @@ public final class SubscriptionOption<T> {
             "Claimed rows that may wait in the subscription's buffer beside those in work (0 to 10,000). More"
                     + " keeps claims large and workers fed (a drain of a full table runs best with `prefetch` = 2 x"
                     + " `batch-size`); fewer holds fewer rows back from other processes behind slow handlers; 0"
-                    + " claims only for idle workers.");
+                    + " claims only for idle workers. Not used where a claim takes one row (`batch-size` 1,"
+                    + " transactional row lock) and `workers` is more than 1: each worker claims its own.");
     /** The attempts after which a failing row moves to the dead-letter table. */
     public static final SubscriptionOption<Integer> MAX_ATTEMPTS = new SubscriptionOption<>("max-attempts",
             Integer.class, null, "none", false, Integer::valueOf, v -> between(v, 1, 32_000),

@@ -33,8 +33,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * seldom wait for a claim. Enough claim loops run to keep
  * the room filled. A batch handler's claim is one unit of work, and its room is counted in units
  * (one waits beside those in work). Claims that keep a connection until their rows settle are
- * capped as the form says. Where the form claims on the worker ({@link Form#claimsOnWorker}), each
- * worker is a claim loop that works the row it claimed itself, and nothing waits in the buffer.
+ * capped as the form says. Where the form claims on the worker ({@link Form#claimsOnWorker}), or a
+ * claim takes one row and several workers run, each worker is a claim loop that works the row it
+ * claimed itself, and nothing waits in the buffer.
  */
 final class SubscriptionRunner {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
@@ -114,7 +115,11 @@ final class SubscriptionRunner {
         this.listener = listener;
         int workers = settings.workers();
         this.batch = form.rowsPerClaim(settings.batchSize());
-        this.claimsOnWorker = form.claimsOnWorker();
+        // A claim of one row handed from a claim loop to a worker costs a thread wake per job. With one
+        // worker the loop's next claim overlaps the handler, which pays for it; with several, their
+        // claims overlap one another's handlers, so each worker claims its row and works it, as a
+        // plain loop would (the ack writer still writes acks beside it).
+        this.claimsOnWorker = form.claimsOnWorker() || batch == 1 && workers > 1;
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
         int ahead = claimsOnWorker ? 0 : settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);

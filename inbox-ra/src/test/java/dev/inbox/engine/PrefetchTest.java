@@ -2,6 +2,7 @@ package dev.inbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
@@ -12,13 +13,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The buffer of claimed rows: behind busy workers a subscription holds at most its prefetch more,
- * and claims to fill it run beside the workers.
+ * and claims to fill it run beside the workers; where several workers claim one row each, none waits.
  */
 class PrefetchTest {
     private static final String TABLE = "prefetch_jobs";
@@ -97,5 +100,49 @@ class PrefetchTest {
         assertThat(besideAHandler.stream().filter(beside -> beside).count())
                 .as("claims that ran while the handler worked, of %s", besideAHandler)
                 .isGreaterThanOrEqualTo(3);
+    }
+
+    /**
+     * Where a claim takes one row (batch size 1, or a transactional row lock subscription, whose
+     * claim is the job's transaction) and several workers run, the thread that claimed a row works
+     * it, as a plain loop would, whatever the prefetch. Handed from a claim loop to a worker, each job cost two thread
+     * wakes, and drains at 16 workers ran at three quarters of the loop's pace.
+     */
+    @ParameterizedTest(name = "{0}, transactional={1}")
+    @MethodSource("claimsOfOneRow")
+    void aClaimOfOneRowIsWorkedByTheThreadThatClaimedIt(FormCase c, boolean transactional) throws Exception {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("one_row_jobs", c.form(), TestTable.Feature.ATTEMPT);
+        table.create(db);
+        ThreadLocal<Boolean> claimedHere = new ThreadLocal<>();
+        List<Boolean> workedWhereClaimed = new CopyOnWriteArrayList<>();
+        Subscription<Job> subscription = Subscription.of("one", table.spec(), Job.class, (job, d) -> {
+            workedWhereClaimed.add(Boolean.TRUE.equals(claimedHere.get()));
+            claimedHere.remove();
+            return Outcome.ack();
+        }).workers(db == TestDatabase.SQLITE ? 2 : 4).prefetch(8).transactional(transactional);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+                .listener(new BrokerListener() {
+                    @Override
+                    public void claimed(String queue, int rows, Duration took) {
+                        if (rows > 0) {
+                            claimedHere.set(true);
+                        }
+                    }
+                })
+                .subscribe(transactional ? subscription : subscription.batchSize(1)).connect();
+        try {
+            broker.publisher("one", Job.class).publishAll(IntStream.range(0, 60).mapToObj(Job::new).toList());
+            InboxTestKit.await(() -> db.count(table.name()) == 0, Duration.ofSeconds(30),
+                    () -> db.count(table.name()) + " left");
+        } finally {
+            broker.shutdown();
+        }
+        assertThat(workedWhereClaimed).hasSize(60).containsOnly(true);
+    }
+
+    static Stream<Arguments> claimsOfOneRow() {
+        return Stream.concat(FormCase.all().map(c -> Arguments.of(c, false)),
+                FormCase.all().filter(c -> c.form() == ClaimForm.ROW_LOCK).map(c -> Arguments.of(c, true)));
     }
 }

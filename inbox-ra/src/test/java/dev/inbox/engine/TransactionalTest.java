@@ -112,46 +112,6 @@ class TransactionalTest {
         assertThat(kit.query("SELECT job FROM tx_effects GROUP BY job HAVING COUNT(*) > 1")).isEmpty();
     }
 
-    /**
-     * A transactional row lock claim is one row in a transaction of its own: the thread that
-     * claimed it works it, as a plain loop would. Handed from a claim loop to a worker, each job
-     * cost two thread wakes, and the drain at 16 workers ran at three quarters of the loop's pace.
-     */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("rowLockCases")
-    void aTransactionalRowLockRowIsWorkedByTheThreadThatClaimedIt(FormCase c) {
-        TestDatabase db = c.db();
-        table = TestTable.of("tx_jobs", c.form(), ATTEMPT);
-        int jobs = 60;
-        createTables(db);
-        ThreadLocal<Boolean> claimedHere = new ThreadLocal<>();
-        List<Boolean> workedWhereClaimed = new CopyOnWriteArrayList<>();
-        kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50))
-                        .listener(new BrokerListener() {
-                            @Override
-                            public void claimed(String queue, int rows, Duration took) {
-                                if (rows > 0) {
-                                    claimedHere.set(true);
-                                }
-                            }
-                        }))
-                .subscribe(Subscription.of("tx", table.spec(), Job.class, (job, d) -> {
-                    workedWhereClaimed.add(Boolean.TRUE.equals(claimedHere.get()));
-                    claimedHere.remove();
-                    effect(d, job);
-                    return Outcome.ack();
-                }).transactional(true).workers(4).prefetch(8))
-                .start();
-        publishJobs(jobs);
-        InboxTestKit.await(() -> kit.count(table.name()) == 0, Duration.ofSeconds(30), () -> "drained");
-        assertThat(workedWhereClaimed).hasSize(jobs).containsOnly(true);
-        assertThat(kit.count("tx_effects")).isEqualTo(jobs);
-    }
-
-    static java.util.stream.Stream<FormCase> rowLockCases() {
-        return FormCase.all().filter(c -> c.form() == dev.inbox.ClaimForm.ROW_LOCK);
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.inbox.engine.FormCase#all")
     void dropRollsTheWritesBackAndRemovesTheRow(FormCase c) {

@@ -34,12 +34,11 @@ public interface Form {
     int connections(int workers, int claimLoops);
 
     /**
-     * True when each claim runs in the task that then works its rows: it must inside their delivery's
+     * True when each claim must run in the task that then works its rows: inside their delivery's
      * transaction (the row lock form when that transaction is bound to its thread, as JTA's is),
      * or because the claim holds a connection while its rows are worked and the server binds
-     * connections to the task that took them ({@link dev.inbox.engine.DeliveryTransactions#boundToThread}),
-     * or because each claim is one job's transaction (row lock, transactional), which a hand-off to a
-     * worker would only delay. Each worker then claims for itself, and no rows wait in a buffer.
+     * connections to the task that took them ({@link dev.inbox.engine.DeliveryTransactions#boundToThread}).
+     * Each worker then claims for itself, and no rows wait in a buffer (as where a claim takes one row).
      */
     default boolean claimsOnWorker() {
         return false;

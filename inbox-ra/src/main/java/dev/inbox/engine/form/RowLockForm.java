@@ -24,7 +24,7 @@ import java.util.List;
  * LOCKED}) and stays open while their handlers run; each settles in it, acks put off until the
  * last, and it commits when the last of them has settled. A crashed process's rows return when
  * its connection closes and the transaction rolls back. A transactional delivery's writes go into
- * the claim's transaction, so its claim takes one row, and the worker that claims it works it.
+ * the claim's transaction, so its claim takes one row (which the worker that claims it works).
  * Where the delivery's transaction is bound to its thread (JTA), each worker claims for itself
  * inside it: see {@link InDeliveryTransaction}.
  */
@@ -100,10 +100,8 @@ public final class RowLockForm implements Form {
     @Override
     public boolean claimsOnWorker() {
         // Outside a delivery transaction the claim's own transaction holds the rows' locks: in a
-        // server it must end in the task that began it. A transactional delivery's claim is one row in
-        // a transaction of its own: the thread that claims it works it, as a plain loop would, where a
-        // hand-off to a worker cost two thread wakes per job.
-        return inDeliveryTransaction || context.transactions().boundToThread() || context.transactional();
+        // server it must end in the task that began it.
+        return inDeliveryTransaction || context.transactions().boundToThread();
     }
 
     @Override
