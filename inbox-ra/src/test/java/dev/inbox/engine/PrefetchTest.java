@@ -105,8 +105,8 @@ class PrefetchTest {
     /**
      * Where a claim takes one row (batch size 1, or a transactional row lock subscription, whose
      * claim is the job's transaction) and several workers run, the thread that claimed a row works
-     * it, as a plain loop would, whatever the prefetch. Handed from a claim loop to a worker, each job cost two thread
-     * wakes, and drains at 16 workers ran at three quarters of the loop's pace.
+     * it, as a plain loop would, whatever the prefetch. Handed from a claim loop to a worker, each
+     * job cost two thread wakes, and drains at 16 workers ran at three quarters of the loop's pace.
      */
     @ParameterizedTest(name = "{0}, transactional={1}")
     @MethodSource("claimsOfOneRow")

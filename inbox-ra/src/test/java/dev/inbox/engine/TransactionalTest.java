@@ -40,21 +40,12 @@ class TransactionalTest {
     }
 
     private InboxTestKit start(TestDatabase db, dev.inbox.InboxSpec spec, Handler<Job> handler) {
-        createTables(db);
+        table.create(db);
+        db.execute("DROP TABLE IF EXISTS tx_effects", "CREATE TABLE tx_effects (job INTEGER NOT NULL, attempt INTEGER NOT NULL)");
         kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50)))
                 .subscribe(Subscription.of("tx", spec, Job.class, handler).transactional(true))
                 .start();
         return kit;
-    }
-
-    /** The queue table and the table of the handlers' effects, both empty. */
-    private void createTables(TestDatabase db) {
-        table.create(db);
-        db.execute("DROP TABLE IF EXISTS tx_effects", "CREATE TABLE tx_effects (job INTEGER NOT NULL, attempt INTEGER NOT NULL)");
-    }
-
-    private void publishJobs(int jobs) {
-        kit.publisher("tx", Job.class).publishAll(java.util.stream.IntStream.range(0, jobs).mapToObj(Job::new).toList());
     }
 
     private static void effect(Delivery d, Job job) throws SQLException {
@@ -99,14 +90,15 @@ class TransactionalTest {
         TestDatabase db = c.db();
         table = TestTable.of("tx_jobs", c.form(), ATTEMPT);
         int jobs = 400;
-        createTables(db);
+        table.create(db);
+        db.execute("DROP TABLE IF EXISTS tx_effects", "CREATE TABLE tx_effects (job INTEGER NOT NULL, attempt INTEGER NOT NULL)");
         kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50)))
                 .subscribe(Subscription.of("tx", table.spec(), Job.class, (job, d) -> {
                     effect(d, job);
                     return Outcome.ack();
                 }).transactional(true).workers(db == TestDatabase.SQLITE ? 2 : 8)) // SQLite: the test pool holds 4
                 .start();
-        publishJobs(jobs);
+        kit.publisher("tx", Job.class).publishAll(java.util.stream.IntStream.range(0, jobs).mapToObj(Job::new).toList());
         InboxTestKit.await(() -> kit.count(table.name()) == 0, Duration.ofSeconds(60), () -> "drained");
         assertThat(kit.count("tx_effects")).as("one committed effect per job").isEqualTo(jobs);
         assertThat(kit.query("SELECT job FROM tx_effects GROUP BY job HAVING COUNT(*) > 1")).isEmpty();
