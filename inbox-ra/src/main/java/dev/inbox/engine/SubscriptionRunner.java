@@ -25,7 +25,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@link SerialTask}: it claims while there is room and rows come, and holds no thread between
  * claims; a unit of work done (whose worker runs the claim itself before its next unit), a wake,
  * the poll interval or the end of an outage's backoff starts it again. Workers run while the
- * buffer holds units and end when it is empty.
+ * buffer holds units and end when it is empty; a worker run dry while full claims come back claims
+ * on its own thread first, as a plain loop would. A thread wake costs a context switch on each
+ * side, so workers start only where those running would not get through the units waiting within
+ * a millisecond at the pace units take ({@link WorkPace}): a drain of handlers that keep up wakes
+ * no thread per claim, and the watch wakes workers for a unit that has waited {@link #WATCH} all
+ * the same (a handler that kept up so far runs long).
  *
  * <p>The subscription holds at most {@code workers + prefetch} rows at once, in work or waiting in
  * the buffer (prefetch defaults to the workers, at most the batch size); a claim starts when at
@@ -63,11 +68,17 @@ final class SubscriptionRunner {
     /** Claims whose rows are not all done, as many as the form lets hold rows at once. */
     private final Semaphore openClaims;
     private final BlockingQueue<Unit> ready = new LinkedBlockingQueue<>();
+    /** How long a unit takes: whether the workers running keep up with the units waiting without another. */
+    private final WorkPace pace = new WorkPace();
     private final Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
     /** Claim loop steps in progress. */
     private final AtomicInteger claimsRunning = new AtomicInteger();
     /** Worker tasks running (at most {@code workers}). */
     private final AtomicInteger workersRunning = new AtomicInteger();
+    /** True while the watch is scheduled: units wait that no worker was woken for. */
+    private final AtomicBoolean watching = new AtomicBoolean();
+    /** True when the last claim took all it asked for: more rows may be due, so a worker run dry claims. */
+    private volatile boolean moreDue;
     /** True while a poll is due: the next claim after the poll interval, when nothing else signals. */
     private final AtomicBoolean pollDue = new AtomicBoolean();
     /** True when a claim loop ended for want of room or of a claim's place: what frees them signals it. */
@@ -84,8 +95,14 @@ final class SubscriptionRunner {
     private SerialTask[] claimTasks;
     private OutageBackoff[] backoffs;
 
-    /** What one worker takes: one row, or a batch handler's whole claim, and the claim it came from. */
-    private record Unit(List<InFlight> rows, ClaimHold claim) {}
+    /**
+     * What one worker takes: one row, or a batch handler's whole claim, the claim it came from, and
+     * when it was put in the buffer (System.nanoTime()).
+     */
+    private record Unit(List<InFlight> rows, ClaimHold claim, long queuedAt) {}
+
+    /** How long a unit may wait, with no worker woken for it, before the watch wakes one. */
+    private static final Duration WATCH = Duration.ofMillis(10);
 
     /** A claim that holds a connection: it frees its place among the open claims when its last row is done. */
     private final class ClaimHold {
@@ -199,7 +216,7 @@ final class SubscriptionRunner {
      */
     private void roomFreedOnWorker() {
         if (roomNowEnough()) {
-            if (ready.isEmpty() || workersRunning.get() > 1) {
+            if (ready.isEmpty() || workersRunning.get() > 1 || settings.workers() > 1 && workersKeepUp()) {
                 idleLoopOrFirst().runHere();
             } else {
                 signalClaims();
@@ -271,6 +288,7 @@ final class SubscriptionRunner {
                 claimed = claimsOnWorker ? claimAndWork(loop, taken) : timedClaim(loop, wanted);
                 backoffs[loop].succeeded();
             } catch (Throwable e) {
+                moreDue = false;
                 giveBack(taken);
                 listener.databaseFailed(queue, "claim", e instanceof Exception x ? x : new IllegalStateException(e));
                 claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
@@ -279,6 +297,7 @@ final class SubscriptionRunner {
                 return false;
             }
             claimFailures.succeeded();
+            moreDue = !claimed.isEmpty() && claimed.size() == wanted;
             if (!claimsOnWorker) {
                 dispatch(claimed, taken);
             } else if (claimed.isEmpty()) {
@@ -290,7 +309,7 @@ final class SubscriptionRunner {
                 pollLater();
                 return false;
             }
-            if (claimed.size() == wanted && claimLoops > 1) {
+            if (moreDue && claimLoops > 1 && !workersKeepUp()) {
                 signalClaims(); // more may be due: another loop claims beside this one
             }
             return true;
@@ -462,19 +481,43 @@ final class SubscriptionRunner {
         }
         inWork.addAll(claimed);
         ClaimHold hold = new ClaimHold(claimed.size());
+        long now = System.nanoTime();
         if (batches) {
-            ready.add(new Unit(claimed, hold));
+            ready.add(new Unit(claimed, hold, now));
         } else {
             room.release(roomTaken - claimed.size());
             for (InFlight delivery : claimed) {
-                ready.add(new Unit(List.of(delivery), hold));
+                ready.add(new Unit(List.of(delivery), hold, now));
             }
         }
         startWorkers();
     }
 
-    /** Starts workers for the units waiting, up to {@code workers} running. */
+    /**
+     * Starts workers for the units waiting, up to {@code workers} running, as many as it takes for
+     * the workers running to keep up with them: they go on with the units, and claim again when
+     * they run dry, as a plain loop would, where a woken thread would cost more than it saves. The
+     * watch wakes more should a unit wait for long all the same (a handler that kept up so far runs
+     * long). Until a unit has been worked, a worker starts for each unit.
+     */
     private void startWorkers() {
+        while (!ready.isEmpty()) {
+            int running = workersRunning.get();
+            if (running >= settings.workers()) {
+                return;
+            }
+            if (pace.keepsUp(ready.size(), running)) {
+                watchLater();
+                return;
+            }
+            if (workersRunning.compareAndSet(running, running + 1) && !startWorker()) {
+                return;
+            }
+        }
+    }
+
+    /** Starts a worker for each unit waiting, up to {@code workers} running. */
+    private void startWorkersForAll() {
         while (!ready.isEmpty()) {
             int running = workersRunning.get();
             if (running >= settings.workers()) {
@@ -483,6 +526,35 @@ final class SubscriptionRunner {
             if (workersRunning.compareAndSet(running, running + 1) && !startWorker()) {
                 return;
             }
+        }
+    }
+
+    /** True while the workers running get through the units waiting within the pace's budget. */
+    private boolean workersKeepUp() {
+        return pace.keepsUp(ready.size(), workersRunning.get());
+    }
+
+    /** Looks at the buffer after the watch period, unless a look is scheduled already. */
+    private void watchLater() {
+        if (watching.compareAndSet(false, true)) {
+            threads.schedule(WATCH, this::watch);
+        }
+    }
+
+    /**
+     * The timer's look at the buffer: where the oldest unit has waited a watch period, workers
+     * start for the units waiting, each on a thread of its own; while units wait it looks again.
+     */
+    private void watch() {
+        watching.set(false);
+        Unit oldest = ready.peek();
+        if (oldest == null || stopping) {
+            return;
+        }
+        if (System.nanoTime() - oldest.queuedAt() >= WATCH.toNanos()) {
+            startWorkersForAll();
+        } else {
+            watchLater();
         }
     }
 
@@ -498,11 +570,18 @@ final class SubscriptionRunner {
         }
     }
 
-    /** A worker: works the units waiting until none is left, handing over to a new task after a slice. */
+    /**
+     * A worker: works the units waiting until none is left, handing over to a new task after a
+     * slice. Run dry while the last claim came back full, it claims on its own thread before it ends.
+     */
     private void workUnits() {
         long end = System.nanoTime() + Threads.SLICE.toNanos();
         while (true) {
             Unit unit = ready.poll();
+            if (unit == null && moreDue && !stopping && canClaim()) {
+                idleLoopOrFirst().runHere();
+                unit = ready.poll();
+            }
             if (unit == null) {
                 workersRunning.decrementAndGet();
                 startWorkers(); // a unit put in the buffer since the poll above finds a worker
@@ -531,7 +610,9 @@ final class SubscriptionRunner {
                 List<InFlight> live = notExpired(rows);
                 if (!live.isEmpty()) {
                     live.forEach(delivery -> delivery.worker(Thread.currentThread()));
+                    long started = System.nanoTime();
                     deliverSafely(live, false);
+                    pace.worked(System.nanoTime() - started);
                 }
             }
         } finally {
@@ -613,7 +694,7 @@ final class SubscriptionRunner {
             LOG.log(Level.WARNING, "queue {0}: a claim did not end within {1} ms", queue, wait.toMillis());
         }
         // Rows claimed but not started are released by the workers.
-        startWorkers();
+        startWorkersForAll();
     }
 
     /**

@@ -10,23 +10,6 @@ import org.junit.jupiter.api.Test;
 
 /** The engine's unit of scheduling: one step at a time, run again when signalled meanwhile, no thread held idle. */
 class SerialTaskTest {
-    /** The platform's threads, counting the tasks they were given. */
-    private static final class CountingThreads implements Threads {
-        final Threads platform = Threads.platform();
-        final AtomicInteger tasks = new AtomicInteger();
-
-        @Override
-        public void run(String name, Runnable task) {
-            tasks.incrementAndGet();
-            platform.run(name, task);
-        }
-
-        @Override
-        public void schedule(Duration delay, Runnable signal) {
-            platform.schedule(delay, signal);
-        }
-    }
-
     @Test
     void aSignalWhileTheStepRunsRunsItOnceMoreAndNeverTwoAtOnce() throws Exception {
         CountingThreads threads = new CountingThreads();

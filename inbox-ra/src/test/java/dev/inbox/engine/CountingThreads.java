@@ -1,0 +1,21 @@
+package dev.inbox.engine;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The platform's threads, counting the tasks they were given. */
+final class CountingThreads implements Threads {
+    private final Threads platform = Threads.platform();
+    final AtomicInteger tasks = new AtomicInteger();
+
+    @Override
+    public void run(String name, Runnable task) {
+        tasks.incrementAndGet();
+        platform.run(name, task);
+    }
+
+    @Override
+    public void schedule(Duration delay, Runnable signal) {
+        platform.schedule(delay, signal);
+    }
+}
