@@ -1,8 +1,10 @@
 package dev.inbox.bench;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.TableShape;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +52,10 @@ final class AdvisoryLoop implements BaselineLoop {
     private final PreparedStatement unlockAllPs;
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
+    /** The attempts counted, and the acks, as one statement for their rows where the dialect writes one. */
+    private final RowList countRows;
+    private final RowList takeRows;
+    private final RowList ackRows;
 
     AdvisoryLoop(BenchDatabase db, InboxSpec spec, AdvisoryStatements statements, String ackAll, int batch,
             boolean transactional, Set<String> inProcessLocks) throws SQLException {
@@ -77,6 +84,10 @@ final class AdvisoryLoop implements BaselineLoop {
         this.ackAll = ackAll == null ? null : new Sql("ack all", ackAll);
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(transactional ? transaction : session);
         this.effectPs = transactional ? transaction.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+        TableShape shape = db.shape(ClaimForm.ADVISORY);
+        this.countRows = count == null ? null : RowList.of(dialect, shape, count, session);
+        this.takeRows = RowList.of(dialect, shape, take, session);
+        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, shape, ack, session);
     }
 
     @Override
@@ -85,19 +96,31 @@ final class AdvisoryLoop implements BaselineLoop {
         Map<Object, String> locked = lockCandidates != null ? lockedOnServer(now) : lockedInProcess(now);
         List<Object> taken = new ArrayList<>();
         Map<Object, String> keys = new LinkedHashMap<>();
+        Set<Object> found = takeRows != null && locked.size() > 1
+                ? new HashSet<>(takeRows.query(new ArrayList<>(locked.keySet()), now)) : null;
         for (Map.Entry<Object, String> candidate : locked.entrySet()) {
             Object id = candidate.getKey();
-            if (takeLocked(id, now)) {
+            if (found != null ? found.contains(id) : takeLocked(id, now)) {
                 taken.add(id);
                 keys.put(id, candidate.getValue());
             } else {
                 unlock(candidate.getValue()); // settled by another session since the candidates were read
             }
         }
-        batch(countPs, count, taken);
+        if (countRows != null && taken.size() > 1) {
+            countRows.run(taken, null, null); // one statement commits alone
+        } else {
+            batch(countPs, count, taken);
+        }
         if (transaction == null) {
             if (ackAll != null && !taken.isEmpty()) {
                 BaselineLoop.ackAllInOne(ackPs, ackAll, taken, null, dialect);
+            } else if (ackRows != null && taken.size() > 1) {
+                // In a transaction, as the engine's: there a statement that changed fewer rows rolls back.
+                session.setAutoCommit(false);
+                ackRows.run(taken, null, null);
+                session.commit();
+                session.setAutoCommit(true);
             } else {
                 batch(ackPs, ack, taken);
             }

@@ -67,8 +67,11 @@ record BenchDatabase(String name, String url) {
     TableShape shape(ClaimForm form) {
         Dialect dialect = dialect();
         // The types the driver reports for the table create() makes, where a statement depends on them.
-        return new TableShape(spec(form), dialect::quote, name.equals("postgres")
-                ? Map.of("payload", "bytea", "id", "bigserial") : Map.of("payload", "blob"));
+        return new TableShape(spec(form), dialect::quote, switch (name) {
+            case "postgres" -> Map.of("payload", "bytea", "id", "bigserial");
+            case "mariadb" -> Map.of("payload", "blob", "id", "bigint");
+            default -> Map.of("payload", "blob", "id", "integer");
+        });
     }
 
     /** Drops and creates the queue table, empty, and the effects table. */

@@ -1,9 +1,11 @@
 package dev.inbox.bench;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
+import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,6 +40,9 @@ final class LeaseLoop implements BaselineLoop {
     private final PreparedStatement stampPs;
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
+    /** The stamps, and the acks of a claim, as one statement for their rows where the dialect writes one; else null. */
+    private final RowList stampRows;
+    private final RowList ackRows;
 
     LeaseLoop(BenchDatabase db, InboxSpec spec, LeaseStatements statements, String ackAll, int batch,
             boolean transactional) throws SQLException {
@@ -64,6 +69,9 @@ final class LeaseLoop implements BaselineLoop {
         this.stampPs = stamped ? stamp.prepare(claims) : null;
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(settles);
         this.effectPs = transactional ? settles.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+        TableShape shape = db.shape(ClaimForm.LEASE);
+        this.stampRows = stamped ? RowList.of(dialect, shape, stamp, claims) : null;
+        this.ackRows = batchedAcks && ackAll == null ? RowList.of(dialect, shape, ack, settles) : null;
     }
 
     @Override
@@ -100,6 +108,11 @@ final class LeaseLoop implements BaselineLoop {
             BaselineLoop.ackAllInOne(ackPs, ackAll, ids, expiry, dialect);
             return;
         }
+        if (ackRows != null && ids.size() > 1) {
+            ackRows.run(ids, expiry, null);
+            settles.commit();
+            return;
+        }
         for (Object id : ids) {
             ack.set(ackPs, "id", id);
             ack.setTime(ackPs, "token", expiry, dialect);
@@ -117,7 +130,10 @@ final class LeaseLoop implements BaselineLoop {
         try (ResultSet rs = claimPs.executeQuery()) {
             ids = BaselineLoop.ids(rs);
         }
-        if (stampPs != null) {
+        if (stampRows != null && ids.size() > 1) {
+            stampRows.run(ids, null, expiry);
+            claims.commit();
+        } else if (stampPs != null) {
             for (Object id : ids) {
                 stamp.setTime(stampPs, "expiry", expiry, dialect);
                 stamp.set(stampPs, "id", id);

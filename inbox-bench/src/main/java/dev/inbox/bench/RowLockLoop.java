@@ -1,9 +1,11 @@
 package dev.inbox.bench;
 
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.RowLockStatements;
+import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,6 +34,9 @@ final class RowLockLoop implements BaselineLoop {
     private final PreparedStatement stampPs;
     private final PreparedStatement ackPs;
     private final PreparedStatement effectPs;
+    /** The attempts counted, and the deletes, as one statement for their rows where the dialect writes one. */
+    private final RowList stampRows;
+    private final RowList ackRows;
 
     RowLockLoop(BenchDatabase db, InboxSpec spec, RowLockStatements statements, String ackAll, int batch,
             boolean transactional) throws SQLException {
@@ -49,6 +54,9 @@ final class RowLockLoop implements BaselineLoop {
         this.stampPs = stamp == null ? null : stamp.prepare(connection);
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(connection);
         this.effectPs = transactional ? connection.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
+        TableShape shape = db.shape(ClaimForm.ROW_LOCK);
+        this.stampRows = stamp == null ? null : RowList.of(dialect, shape, stamp, connection);
+        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, shape, ack, connection);
     }
 
     @Override
@@ -59,7 +67,9 @@ final class RowLockLoop implements BaselineLoop {
         try (ResultSet rs = claimPs.executeQuery()) {
             ids = BaselineLoop.ids(rs);
         }
-        if (stampPs != null && !ids.isEmpty()) {
+        if (stampRows != null && ids.size() > 1) {
+            stampRows.run(ids, null, null);
+        } else if (stampPs != null && !ids.isEmpty()) {
             for (Object id : ids) {
                 stamp.set(stampPs, "id", id);
                 stampPs.addBatch();
@@ -70,6 +80,11 @@ final class RowLockLoop implements BaselineLoop {
             if (!ids.isEmpty()) {
                 BaselineLoop.ackAllInOne(ackPs, ackAll, ids, null, dialect);
             }
+            connection.commit();
+            return ids.size();
+        }
+        if (ackRows != null && ids.size() > 1) {
+            ackRows.run(ids, null, null);
             connection.commit();
             return ids.size();
         }

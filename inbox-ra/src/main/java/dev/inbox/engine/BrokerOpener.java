@@ -127,6 +127,21 @@ final class BrokerOpener {
      * Refused before anything is opened: a table whose claim form the database does not serve, a
      * payload type Jackson cannot construct.
      */
+    /**
+     * True when {@code sql}, a statement the form can do without, prepares on the database; else
+     * says so once and the form goes without it (a server that does not read a list of rows, say).
+     */
+    private boolean preparesOrSays(Connection connection, String queue, Sql sql) {
+        try {
+            dialect.prepare(connection, sql.jdbc());
+            return true;
+        } catch (SQLException e) {
+            LOG.log(Level.INFO, "queue {0}: the database does not take the {1} statement ({2}), so those rows go a"
+                    + " statement each", queue, sql.name(), Redaction.redact(e.getMessage()));
+            return false;
+        }
+    }
+
     private void checkDeclaration(Subscription<?> subscription) {
         Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
         InboxSpec spec = subscription.table();
@@ -175,7 +190,7 @@ final class BrokerOpener {
         Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
                 reports, deadLetter, ackAll, table.binaryPayload(), config.json(), settings.transactional(),
-                engine.transactions());
+                engine.transactions(), table.shape(), sql -> preparesOrSays(connection, queue, sql));
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
                     2 * (settings.workers() + settings.batchSize()));

@@ -81,6 +81,14 @@ public final class Sql {
         statement.setString(positions.get(parameter)[occurrence], value);
     }
 
+    /** Binds a list of rows ({@link Dialect#bindRows}): their ids, and their tokens unless null. */
+    public void setRows(PreparedStatement statement, String parameter, Object[] ids, Instant[] tokens, Dialect dialect)
+            throws SQLException {
+        for (int i : positions.getOrDefault(parameter, NONE)) {
+            dialect.bindRows(statement, i, ids, tokens);
+        }
+    }
+
     /** Binds {@code values} as one array of text (SQL {@code varchar}). */
     public void setTexts(PreparedStatement statement, String parameter, String[] values) throws SQLException {
         for (int i : positions.getOrDefault(parameter, NONE)) {

@@ -51,6 +51,61 @@ class DialectStatementsTest {
                 + " `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id");
     }
 
+    /**
+     * MySQL's statements of one row as one statement for a list of rows: a JSON array read by
+     * JSON_TABLE and joined to the table first, so that each row is found by its primary key.
+     */
+    @Test
+    void mysqlWritesTheStatementsOfOneRowForAListOfRows() {
+        MySqlDialect dialect = new MySqlDialect();
+        TableShape shape = new TableShape(REPORTS, dialect::quote, Map.of("id", "BIGINT"));
+        LeaseStatements s = dialect.lease(shape);
+        String rows = "JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]'";
+        String stamp = dialect.forRows(shape, s.stamp());
+        System.out.println("lease stamp of a list of rows: " + stamp);
+        assertThat(stamp).isEqualTo("UPDATE " + rows + ")) AS inbox_rows STRAIGHT_JOIN `report_jobs` ON"
+                + " `report_jobs`.`id` = inbox_rows.inbox_row_id SET `locked_until` = :expiry, `attempt` = CASE WHEN"
+                + " `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END");
+        String ack = dialect.forRows(shape, s.ack());
+        System.out.println("ack of a list of rows: " + ack);
+        assertThat(ack).isEqualTo("DELETE `report_jobs` FROM " + rows + ", inbox_row_token DATETIME(6) PATH '$[1]'))"
+                + " AS inbox_rows STRAIGHT_JOIN `report_jobs` ON `report_jobs`.`id` = inbox_rows.inbox_row_id AND"
+                + " `report_jobs`.`locked_until` = inbox_rows.inbox_row_token");
+        InboxSpec processed = REPORTS.processedAt(Column.of("done_at"));
+        TableShape marks = new TableShape(processed, dialect::quote, Map.of("id", "bigint"));
+        assertThat(dialect.forRows(marks, dialect.lease(marks).ack())).startsWith("UPDATE " + rows)
+                .endsWith(" SET `done_at` = :processed, `locked_until` = NULL");
+        // Statements it does not know, and ids it does not read in a list, stay a statement per row.
+        assertThat(dialect.forRows(shape, s.claim())).isNull();
+        assertThat(dialect.forRows(new TableShape(REPORTS, dialect::quote, Map.of("id", "binary")), s.ack())).isNull();
+        assertThat(new PostgresDialect().forRows(shape, s.ack())).isNull();
+        // The advisory take reads the rows of the list still due.
+        InboxSpec advisory = InboxSpec.table("report_jobs", Column.of("id").generated())
+                .advisoryLock(Column.of("advisory_lock")).payload(Column.of("payload"));
+        TableShape locks = new TableShape(advisory, dialect::quote, Map.of("id", "bigint"));
+        String take = dialect.forRows(locks, dialect.advisory(locks).take());
+        System.out.println("advisory take of a list of rows: " + take);
+        assertThat(take).startsWith("SELECT `id`, 0, `payload`, NULL FROM " + rows + ")) AS inbox_rows STRAIGHT_JOIN"
+                + " `report_jobs` ON `report_jobs`.`id` = inbox_rows.inbox_row_id WHERE ");
+    }
+
+    @Test
+    void mysqlBindsAListOfRowsAsJsonTextOfEachIdAndToken() throws Exception {
+        java.sql.PreparedStatement statement = (java.sql.PreparedStatement) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {java.sql.PreparedStatement.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("setString")) {
+                        assertThat(args[0]).isEqualTo(3);
+                        assertThat(args[1]).isEqualTo("[[\"7\",\"2026-12-02 07:30:00.000000\"],"
+                                + "[\"a \\\"quoted\\\" id\",\"2026-12-02 07:30:01.000000\"]]");
+                        return null;
+                    }
+                    throw new AssertionError("unexpected " + method);
+                });
+        new MySqlDialect().bindRows(statement, 3, new Object[] {7L, "a \"quoted\" id"},
+                new Instant[] {Instant.parse("2026-12-02T07:30:00Z"), Instant.parse("2026-12-02T07:30:01Z")});
+    }
+
     @Test
     void theAttemptCountStopsAtTheLargestValueItsColumnHolds() {
         MySqlDialect dialect = new MySqlDialect();

@@ -77,7 +77,7 @@ class LeaseAcksTest {
         Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
                 new BrokerListener() {}, recorder, null, ackAll, true, new ObjectMapper(), false,
-                new JdbcDeliveryTransactions(source, dialect));
+                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
         LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100);
         insert(db, 5);
         List<InFlight> claimed = form.claim(Instant.now(), 5);

@@ -64,13 +64,8 @@ class WorkersTest {
                 .isLessThan(claims.get());
     }
 
-    /**
-     * The lease form on every database but MySQL Connector/J, whose batch of acks is a round trip
-     * per row (it rewrites no batch unless told to): a worker that writes 40 acks stays in them for
-     * 40 round trips, and at that pace waking another worker is right.
-     */
     static Stream<FormCase> leaseCases() {
-        return FormCase.all().filter(c -> c.form() == ClaimForm.LEASE && c.db() != TestDatabase.CONNECTOR_J);
+        return FormCase.all().filter(c -> c.form() == ClaimForm.LEASE);
     }
 
     /**

@@ -30,6 +30,13 @@ final class AckBatch {
     private final Sql ack;
     /** The acks of many rows in one statement, or null for a JDBC batch of {@code ack}. */
     private final Sql ackAll;
+    /** Where there is no {@code ackAll}: the acks of a list of rows in one statement, or null. */
+    private final ForRows ackRows;
+    /**
+     * True where a failure rolls the batch back (it commits alone), so that acks of a list of rows
+     * that changed fewer run again a row at a time to tell which; false inside a claim's transaction.
+     */
+    private final boolean rerunsMissed;
     private final Dialect dialect;
     /** Where the acks' statements are prepared: kept prepared where the pool is the broker's. */
     private final ConnectionSource statements;
@@ -38,10 +45,12 @@ final class AckBatch {
     private Instant last;
 
     /** @param lost the error of an ack whose row was no longer there for it */
-    AckBatch(Sql ack, Sql ackAll, Dialect dialect, ConnectionSource statements,
+    AckBatch(Sql ack, Sql ackAll, ForRows ackRows, boolean rerunsMissed, Dialect dialect, ConnectionSource statements,
             Function<InFlight, InboxException> lost) {
         this.ack = ack;
         this.ackAll = ackAll;
+        this.ackRows = ackRows;
+        this.rerunsMissed = rerunsMissed;
         this.dialect = dialect;
         this.statements = statements;
         this.lost = lost;
@@ -62,7 +71,7 @@ final class AckBatch {
 
     /** Hands over what gathered and starts empty, for a writer that writes while others gather. */
     AckBatch takeAll() {
-        AckBatch taken = new AckBatch(ack, ackAll, dialect, statements, lost);
+        AckBatch taken = new AckBatch(ack, ackAll, ackRows, rerunsMissed, dialect, statements, lost);
         taken.deliveries = deliveries;
         taken.last = last;
         deliveries = new ArrayList<>();
@@ -81,11 +90,10 @@ final class AckBatch {
         deliveries = new ArrayList<>();
         boolean[] took;
         try {
-            took = ackAll != null && written.size() > 1
-                    ? commit.run(connection, 1,
+            took = written.size() < 2 || ackAll == null && ackRows == null ? batch(connection, commit, written)
+                    : ackAll != null ? commit.run(connection, 1,
                             () -> Settlements.runAll(statements, connection, ackAll, written, last, dialect))
-                    : commit.run(connection, written.size(), () -> Settlements.runBatch(statements, connection, ack,
-                            written, Outcome.ack(), last, dialect));
+                    : rows(connection, commit, written);
         } catch (SQLException | RuntimeException e) {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;
@@ -96,6 +104,28 @@ final class AckBatch {
             } else {
                 reports.lost(written.get(i), Outcome.ack(), lost.apply(written.get(i)));
             }
+        }
+    }
+
+    /** The acks as a JDBC batch: a statement per row, which tells for each whether it took. */
+    private boolean[] batch(Connection connection, Commit commit, List<InFlight> written) throws SQLException {
+        return commit.run(connection, written.size(), () -> Settlements.runBatch(statements, connection, ack, written,
+                Outcome.ack(), last, dialect));
+    }
+
+    /**
+     * The acks as one statement for their rows, committed as the batch would be. Where it changed
+     * fewer rows than acks (a lease ran out, say), that rolled back and the batch tells which.
+     */
+    private boolean[] rows(Connection connection, Commit commit, List<InFlight> written) throws SQLException {
+        try {
+            return commit.run(connection, written.size(), () -> Settlements.runRows(statements, connection, ackRows,
+                    written, Outcome.ack(), last, dialect));
+        } catch (Settlements.RowsMissed e) {
+            if (!rerunsMissed) {
+                throw e;
+            }
+            return batch(connection, commit, written);
         }
     }
 

@@ -15,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +44,12 @@ public final class AdvisoryForm implements Form {
     private final AdvisoryLocks locks;
     private final Sql take;
     private final Sql count;
+    /** The take of a list of candidates in one query, where the dialect writes it; else null. */
+    private final ForRows takeRows;
+    /** The attempts of a list of rows counted in one statement, where the dialect writes it; else null. */
+    private final ForRows countRows;
+    /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
+    private final ForRows ackRows;
     private final Sql ack;
     private final Sql retry;
     private final Sql drop;
@@ -59,8 +66,11 @@ public final class AdvisoryForm implements Form {
                 ? new ServerLocks(dialect, spec.table(), statements, context.connections())
                 : new ProcessLocks(dialect, spec.table(), lockScope, statements, context.connections());
         this.take = new Sql("advisory take", statements.take());
+        this.takeRows = context.forRows(take);
         this.count = statements.count() == null ? null : new Sql("advisory count", statements.count());
+        this.countRows = context.forRows(count);
         this.ack = new Sql("ack", statements.ack());
+        this.ackRows = context.ackRows(ack);
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -148,22 +158,36 @@ public final class AdvisoryForm implements Form {
             throws SQLException {
         // Locked from here on: if anything fails, the session releases them as it closes.
         session.heldAside.addAll(due.values());
+        if (takeRows != null && due.size() > 1) {
+            List<InFlight> found = takeRows.query(context.connections(), session.connection, due.keySet().toArray(),
+                    dialect, (sql, ps) -> sql.setTime(ps, "now", dialect.stored(now), dialect),
+                    rs -> claimed.read(rs, null, session));
+            Map<Object, InFlight> byId = new HashMap<>();
+            found.forEach(row -> byId.put(row.id(), row));
+            for (Map.Entry<Object, String> candidate : due.entrySet()) {
+                taken(session, candidate.getValue(), byId.get(candidate.getKey()), rows);
+            }
+            return;
+        }
         // One statement for the claim's rows: preparing it for each was a quarter of SQLite's claim.
         context.connections().prepared(session.connection, take, ps -> {
             take.setTime(ps, "now", dialect.stored(now), dialect);
             for (Map.Entry<Object, String> candidate : due.entrySet()) {
-                String key = candidate.getValue();
-                InFlight row = takeLocked(ps, session, candidate.getKey());
-                session.heldAside.remove(key);
-                if (row == null) {
-                    locks.unlock(session.connection, key); // settled by another session since it was read
-                    continue;
-                }
-                session.keys.put(row, key);
-                rows.add(row);
+                taken(session, candidate.getValue(), takeLocked(ps, session, candidate.getKey()), rows);
             }
             return null;
         });
+    }
+
+    /** A candidate locked under {@code key}, read again: {@code row} joins the claim; null, it is no longer due. */
+    private void taken(Session session, String key, InFlight row, List<InFlight> rows) throws SQLException {
+        session.heldAside.remove(key);
+        if (row == null) {
+            locks.unlock(session.connection, key); // settled by another session since it was read
+            return;
+        }
+        session.keys.put(row, key);
+        rows.add(row);
     }
 
     /** Reads the row again under its lock; null when it is no longer due. */
@@ -178,6 +202,12 @@ public final class AdvisoryForm implements Form {
     /** Counts the attempt of each row taken, in one batch, while their locks are held. */
     private void countAttempts(Connection connection, List<InFlight> rows) throws SQLException {
         if (count == null || rows.isEmpty()) {
+            return;
+        }
+        if (rows.size() > 1 && countRows != null) {
+            // One statement commits alone: no transaction around it.
+            context.connections().write(() -> countRows.run(context.connections(), connection, rows, dialect,
+                    (sql, ps) -> { }));
             return;
         }
         context.connections().write(() -> Transactions.inOneCommit(connection, dialect, rows.size(),
@@ -238,7 +268,7 @@ public final class AdvisoryForm implements Form {
         /** Keys still locked that no delivery in work holds: acked rows, and keys given up after a failure. */
         final List<String> heldAside = new ArrayList<>();
         /** A row found gone at its ack was settled by a session that ignored the lock. */
-        final AckBatch acks = context.acks(ack, d -> lost(d, "ack"));
+        final AckBatch acks = context.acks(ack, ackRows, d -> lost(d, "ack"), false);
         boolean closed;
 
         Session(Connection connection) {

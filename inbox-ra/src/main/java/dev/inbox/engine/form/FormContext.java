@@ -8,8 +8,10 @@ import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
 import java.time.Clock;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What a claim form of one subscription works with.
@@ -20,19 +22,46 @@ import java.util.function.Function;
  * @param binaryPayload true when the payload column holds bytes, false for text
  * @param transactional true when each delivery runs in a transaction of its own with its ack
  * @param transactions  what begins those transactions
+ * @param shape         the table as the dialect's statements see it
+ * @param prepares      whether a statement the form may do without prepares on the database, asked
+ *                      as the form is made (at open): a statement for a list of rows the server
+ *                      refuses leaves the form with a statement per row
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
         BrokerListener listener, Reports reports, String deadLetter, Sql ackAll, boolean binaryPayload,
-        ObjectMapper json, boolean transactional, DeliveryTransactions transactions) {
+        ObjectMapper json, boolean transactional, DeliveryTransactions transactions, TableShape shape,
+        Predicate<Sql> prepares) {
 
     /** Reads a claim's rows into deliveries of {@code claim}. */
     ClaimedRows rows() {
         return new ClaimedRows(queue, spec.table(), binaryPayload, json);
     }
 
-    /** A batch of acks to be written together, by {@code ack} or by the one statement where the dialect has it. */
-    AckBatch acks(Sql ack, Function<InFlight, InboxException> lost) {
-        return new AckBatch(ack, ackAll, dialect, connections, lost);
+    /**
+     * A batch of acks to be written together: by the one statement where the dialect has it, else
+     * by {@code ackRows} where there is one, else by {@code ack} a row at a time.
+     *
+     * @param ackRows the form's {@link #ackRows}, made once: statements are kept prepared by identity
+     * @param inClaim true where the acks run inside a claim's open transaction, which a failure
+     *                does not roll back
+     */
+    AckBatch acks(Sql ack, ForRows ackRows, Function<InFlight, InboxException> lost, boolean inClaim) {
+        return new AckBatch(ack, ackAll, ackRows, !inClaim, dialect, connections, lost);
+    }
+
+    /** The acks of a list of rows in one statement, where there is no {@link #ackAll} and the dialect writes one. */
+    ForRows ackRows(Sql ack) {
+        return ackAll == null ? forRows(ack) : null;
+    }
+
+    /** {@code perRow} as one statement for a list of rows ({@link Dialect#forRows}); null where there is none. */
+    ForRows forRows(Sql perRow) {
+        String text = perRow == null ? null : dialect.forRows(shape, perRow.text());
+        if (text == null) {
+            return null;
+        }
+        Sql rows = new Sql(perRow.name() + " of a list of rows", text);
+        return prepares.test(rows) ? new ForRows(rows, perRow.uses("token")) : null;
     }
 
     /** The dead-letter statement as a prepared-once {@link Sql}, or null. */

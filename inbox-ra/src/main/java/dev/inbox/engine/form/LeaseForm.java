@@ -32,8 +32,12 @@ public final class LeaseForm implements Form {
     private final LeaseStatements.ClaimStyle style;
     private final Sql claim;
     private final Sql stamp;
+    /** The stamp of a list of rows in one statement, where the dialect writes it; else null. */
+    private final ForRows stampRows;
     private final Sql extend;
     private final Sql ack;
+    /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
+    private final ForRows ackRows;
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
@@ -52,8 +56,10 @@ public final class LeaseForm implements Form {
         this.style = statements.style();
         this.claim = new Sql("lease claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("lease stamp", statements.stamp());
+        this.stampRows = context.forRows(stamp);
         this.extend = new Sql("lease extend", statements.extend());
         this.ack = new Sql("ack", statements.ack());
+        this.ackRows = context.ackRows(ack);
         this.retry = new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -62,8 +68,9 @@ public final class LeaseForm implements Form {
         this.claimed = context.rows();
         this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
                 context.clock(), context.listener(), lease);
-        this.acks = context.transactional() ? null : new AckWriter(context.acks(ack, d -> lost(d, "ack")),
-                context.connections(), dialect, context.reports(), ackRoom);
+        this.acks = context.transactional() ? null : new AckWriter(
+                context.acks(ack, ackRows, d -> lost(d, "ack"), false), context.connections(), dialect,
+                context.reports(), ackRoom);
     }
 
     @Override
@@ -154,7 +161,10 @@ public final class LeaseForm implements Form {
         // At REPEATABLE READ a SKIP LOCKED claim also locks gaps and collapses under concurrency.
         return Transactions.run(connection, dialect, Connection.TRANSACTION_READ_COMMITTED, () -> {
             List<InFlight> rows = readClaim(connection, now, expiry, limit);
-            if (!rows.isEmpty()) {
+            if (rows.size() > 1 && stampRows != null) {
+                stampRows.run(context.connections(), connection, rows, dialect,
+                        (sql, ps) -> sql.setTime(ps, "expiry", expiry, dialect));
+            } else if (!rows.isEmpty()) {
                 context.connections().prepared(connection, stamp, ps -> {
                     for (InFlight row : rows) {
                         stamp.setTime(ps, "expiry", expiry, dialect);

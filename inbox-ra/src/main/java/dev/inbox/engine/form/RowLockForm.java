@@ -35,7 +35,11 @@ public final class RowLockForm implements Form {
     private final LeaseStatements.ClaimStyle style;
     private final Sql claim;
     private final Sql stamp;
+    /** The stamp of a list of rows in one statement, where the dialect writes it; else null. */
+    private final ForRows stampRows;
     private final Sql ack;
+    /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
+    private final ForRows ackRows;
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
@@ -52,7 +56,9 @@ public final class RowLockForm implements Form {
         this.style = statements.style();
         this.claim = new Sql("row lock claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("row lock stamp", statements.stamp());
+        this.stampRows = context.forRows(stamp);
         this.ack = new Sql("ack", statements.ack());
+        this.ackRows = context.ackRows(ack);
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -160,7 +166,9 @@ public final class RowLockForm implements Form {
                 return claimed.read(rs, null, holder);
             }
         });
-        if (stamp != null && !rows.isEmpty()) {
+        if (rows.size() > 1 && stampRows != null) {
+            stampRows.run(statements, connection, rows, dialect, (sql, ps) -> { });
+        } else if (stamp != null && !rows.isEmpty()) {
             prepared(statements, connection, stamp, ps -> {
                 for (InFlight row : rows) {
                     stamp.set(ps, "id", row.id());
@@ -396,7 +404,7 @@ public final class RowLockForm implements Form {
     private final class ClaimTransaction implements Claim {
         private final OpenTransaction transaction;
         private final Connection connection;
-        private final AckBatch acks = context.acks(ack, d -> gone(d));
+        private final AckBatch acks = context.acks(ack, ackRows, d -> gone(d), true);
         private int open;
         private boolean settledAny;
         private boolean ended;

@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -66,6 +67,31 @@ final class Settlements {
     }
 
     /**
+     * Runs {@code sql} for the deliveries as one statement ({@link ForRows}); returns true for each.
+     *
+     * @throws RowsMissed where it changed fewer rows than deliveries: the caller's transaction rolls
+     *                    back, and a statement per row tells which were no longer there
+     */
+    static boolean[] runRows(ConnectionSource statements, Connection connection, ForRows sql,
+            List<InFlight> deliveries, Outcome outcome, Instant now, Dialect dialect) throws SQLException {
+        int changed = sql.run(statements, connection, deliveries, dialect,
+                (rows, ps) -> bindShared(ps, rows, outcome, now, dialect));
+        if (changed != deliveries.size()) {
+            throw new RowsMissed(changed, deliveries.size());
+        }
+        boolean[] all = new boolean[deliveries.size()];
+        Arrays.fill(all, true);
+        return all;
+    }
+
+    /** A statement for a list of rows changed fewer than the list holds: some were no longer there for it. */
+    static final class RowsMissed extends SQLException {
+        RowsMissed(int changed, int rows) {
+            super("a statement for " + rows + " rows changed " + changed);
+        }
+    }
+
+    /**
      * Acks the deliveries with one statement ({@link Dialect#ackAll}); returns for each whether
      * the statement returned its row's id.
      */
@@ -109,6 +135,12 @@ final class Settlements {
             Dialect dialect) throws SQLException {
         sql.set(ps, "id", delivery.id());
         sql.setTime(ps, "token", delivery.token(), dialect);
+        bindShared(ps, sql, outcome, now, dialect);
+    }
+
+    /** Binds what every row of a settlement shares: the ack's time, a retry's due time. */
+    private static void bindShared(PreparedStatement ps, Sql sql, Outcome outcome, Instant now, Dialect dialect)
+            throws SQLException {
         sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
         sql.setTime(ps, "due", outcome.delay().isZero() ? null : dialect.deadline(now, outcome.delay()), dialect);
         sql.set(ps, "delay", outcome.delay().isZero() ? null : outcome.delay().toMillis());
