@@ -118,6 +118,38 @@ public final class PostgresDialect extends StandardDialect {
      * executor where a batch runs the ack once per row. Null where the id column's type is not one
      * a cast from text reaches exactly.
      */
+    /**
+     * This dialect's statements of one row {@code :id} that name no token (the advisory take, the
+     * attempts counted) for the rows of {@code :rows}, an array of ids as text cast to the id's
+     * type: {@code <id> = ANY(...)}. (The lease form's settlements have {@link #ackAll}.) Null for
+     * any other statement, and where the id column has a type the array is not cast to.
+     */
+    @Override
+    public String forRows(TableShape t, String perRow) {
+        String idType = ID_TYPES.get(t.typeName(t.spec().id()));
+        String where = " WHERE " + t.id() + " = :id";
+        int at = perRow.indexOf(where);
+        if (idType == null || at < 0 || perRow.contains(":token")) {
+            return null;
+        }
+        String rest = perRow.substring(at + where.length());
+        if (!rest.isEmpty() && !rest.startsWith(" AND ")) {
+            return null;
+        }
+        return perRow.substring(0, at) + " WHERE " + t.id() + " = ANY(CAST(:rows AS " + idType + "[]))" + rest;
+    }
+
+    /** The ids as one array of text, which the statement casts to the id's type. */
+    @Override
+    public void bindRows(PreparedStatement statement, int index, Object[] ids, Instant[] tokens)
+            throws SQLException {
+        String[] texts = new String[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            texts[i] = String.valueOf(ids[i]);
+        }
+        statement.setArray(index, statement.getConnection().createArrayOf("varchar", texts));
+    }
+
     @Override
     public String ackAll(TableShape t, boolean leased) {
         String idType = ID_TYPES.get(t.typeName(t.spec().id()));

@@ -89,6 +89,26 @@ class DialectStatementsTest {
                 + " `report_jobs` ON `report_jobs`.`id` = inbox_rows.inbox_row_id WHERE ");
     }
 
+    /** PostgreSQL's advisory take and attempt count for a list of rows: the ids as one array. */
+    @Test
+    void postgresTakesAndCountsAListOfRowsByAnArrayOfIds() {
+        PostgresDialect dialect = new PostgresDialect();
+        InboxSpec advisory = InboxSpec.table("report_jobs", Column.of("id").generated())
+                .attempt(Column.of("attempt").generated()).advisoryLock(Column.of("advisory_lock"))
+                .payload(Column.of("payload"));
+        TableShape shape = new TableShape(advisory, dialect::quote, Map.of("id", "bigserial"));
+        String take = dialect.forRows(shape, dialect.advisory(shape).take());
+        System.out.println("advisory take of a list of rows: " + take);
+        assertThat(take).contains(" FROM \"report_jobs\" WHERE \"id\" = ANY(CAST(:rows AS bigint[])) AND ");
+        assertThat(dialect.forRows(shape, dialect.advisory(shape).count()))
+                .endsWith(" WHERE \"id\" = ANY(CAST(:rows AS bigint[]))");
+        // The lease form's acks go as ackAll; a statement with a token has no list form here.
+        TableShape leased = new TableShape(REPORTS, dialect::quote, Map.of("id", "bigserial"));
+        assertThat(dialect.forRows(leased, dialect.lease(leased).ack())).isNull();
+        assertThat(dialect.forRows(new TableShape(advisory, dialect::quote, Map.of("id", "numeric")),
+                dialect.advisory(shape).take())).isNull();
+    }
+
     @Test
     void mysqlBindsAListOfRowsAsJsonTextOfEachIdAndToken() throws Exception {
         java.sql.PreparedStatement statement = (java.sql.PreparedStatement) java.lang.reflect.Proxy.newProxyInstance(
