@@ -210,7 +210,7 @@ final class OpenedTable {
         return rows;
     }
 
-    static final int MOST_ROWS_IN_ONE_STATEMENT = 64;
+    static final int MOST_ROWS_IN_ONE_STATEMENT = 256;
     private static final long MOST_BYTES_IN_ONE_STATEMENT = 1 << 20;
 
     /** The insert of a job with a unique key, which inserts nothing for a duplicate; null without a key column. */
