@@ -25,11 +25,6 @@ final class ForRows {
         this.tokens = tokens;
     }
 
-    /** The statement, for preparing at open. */
-    Sql sql() {
-        return sql;
-    }
-
     /** Binds what the statement has once, whatever the rows. */
     @FunctionalInterface
     interface Shared {
