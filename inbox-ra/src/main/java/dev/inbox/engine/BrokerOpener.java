@@ -51,7 +51,7 @@ final class BrokerOpener {
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
         if (dialect.writeLocksDatabase()) {
-            transactions = new WriteLockFirst(transactions, dialect);
+            transactions = new WriteLockFirst(transactions, database);
         }
         this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
                 transactions, new Wakes(transactions, config.wakeElsewhere()));
@@ -127,9 +127,19 @@ final class BrokerOpener {
      * Refused before anything is opened: a table whose claim form the database does not serve, a
      * payload type Jackson cannot construct.
      */
+    private void checkDeclaration(Subscription<?> subscription) {
+        Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
+        InboxSpec spec = subscription.table();
+        if (!dialect.forms().contains(spec.claimForm())) {
+            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
+                    + " uses the " + spec.claimForm() + " form, which " + dialect.name() + " does not serve; it serves "
+                    + dialect.forms() + ": change the table's description");
+        }
+    }
+
     /**
      * True when {@code sql}, a statement the form can do without, prepares on the database; else
-     * says so once and the form goes without it (a server that does not read a list of rows, say).
+     * says so and the form goes without it (a server that does not read a list of rows, say).
      */
     private boolean preparesOrSays(Connection connection, String queue, Sql sql) {
         try {
@@ -139,16 +149,6 @@ final class BrokerOpener {
             LOG.log(Level.INFO, "queue {0}: the database does not take the {1} statement ({2}), so those rows go a"
                     + " statement each", queue, sql.name(), Redaction.redact(e.getMessage()));
             return false;
-        }
-    }
-
-    private void checkDeclaration(Subscription<?> subscription) {
-        Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
-        InboxSpec spec = subscription.table();
-        if (!dialect.forms().contains(spec.claimForm())) {
-            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
-                    + " uses the " + spec.claimForm() + " form, which " + dialect.name() + " does not serve; it serves "
-                    + dialect.forms() + ": change the table's description");
         }
     }
 

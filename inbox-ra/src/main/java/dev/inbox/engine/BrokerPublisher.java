@@ -76,20 +76,32 @@ final class BrokerPublisher<T> implements Publisher<T> {
         }
         try (Connection connection = database.open()) {
             // A connection already in a transaction (a JTA one) takes the batch into it.
-            if (inOneTransaction && payloads.size() > 1 && connection.getAutoCommit()) {
-                List<byte[]> encoded = encodeAll(payloads);
-                if (target.table().insertRows(database.dialect(), encoded) != null) {
-                    insertEncoded(target, connection, encoded, options); // one statement: it commits alone
-                } else {
-                    Transactions.run(connection, -1, () -> insertEncoded(target, connection, encoded, options));
-                }
-                target.wakes().wake(queue);
-                return Published.NEW;
+            boolean own = connection.getAutoCommit();
+            if (own && database.takesTurns()) {
+                // One writer at a time: the publish waits its turn behind the engine's writers, where in
+                // SQLite's busy handler it would look for the lock least often of all the waiters.
+                return database.write(() -> insertOn(target, connection, payloads, options, inOneTransaction));
             }
-            return insertThrough(target, connection, payloads, options);
+            return insertOn(target, connection, payloads, options, inOneTransaction && own);
         } catch (SQLException e) {
             throw failed(target, e);
         }
+    }
+
+    /** Inserts through a connection the publish opened; a batch in one transaction where {@code ownBatch}. */
+    private Published insertOn(PublishQueue target, Connection connection, Collection<?> payloads,
+            PublishOptions options, boolean ownBatch) throws SQLException {
+        if (!ownBatch || payloads.size() < 2) {
+            return insertThrough(target, connection, payloads, options);
+        }
+        List<byte[]> encoded = encodeAll(payloads);
+        if (target.table().insertRows(target.database().dialect(), encoded) != null) {
+            insertEncoded(target, connection, encoded, options); // one statement: it commits alone
+        } else {
+            Transactions.run(connection, -1, () -> insertEncoded(target, connection, encoded, options));
+        }
+        target.wakes().wake(queue);
+        return Published.NEW;
     }
 
     @Override

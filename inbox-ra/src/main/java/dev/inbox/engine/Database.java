@@ -187,6 +187,19 @@ final class Database implements ConnectionSource {
         return writeGate == null ? work.run() : writeGate.run(work);
     }
 
+    /** True where the database takes one writer at a time and the engine's writers take turns in the process. */
+    boolean takesTurns() {
+        return writeGate != null;
+    }
+
+    /**
+     * The turn of a writer that holds the database's write lock across calls (a delivery's
+     * transaction), to close on the same thread; one that waits for nothing where writers take no turns.
+     */
+    WriteGate.Turn writeTurn() {
+        return writeGate == null ? WriteGate.Turn.NONE : writeGate.take();
+    }
+
     Dialect dialect() {
         return dialect;
     }

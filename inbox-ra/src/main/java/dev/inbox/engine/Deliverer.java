@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -360,6 +361,26 @@ final class Deliverer<T> {
     }
 
     private void settle(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
+        inTurn(() -> {
+            settleHere(delivery, outcome, now, settlement);
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code step}, which takes a row's monitor and then writes, in the writers' turn where the
+     * database takes one at a time: the turn before the monitor, as a transactional delivery holds
+     * its turn and then takes its row's monitor to settle.
+     */
+    private <R> R inTurn(Supplier<R> step) {
+        try {
+            return engine.database().write(step::get);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e); // not thrown: the step reports its own failures
+        }
+    }
+
+    private void settleHere(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
         synchronized (delivery) {
             if (delivery.settled()) {
                 return; // released by shutdown after a cut-off
@@ -386,6 +407,10 @@ final class Deliverer<T> {
      * @param started true when a handler had it; false for a row claimed ahead and never worked
      */
     boolean release(InFlight delivery, boolean started) {
+        return inTurn(() -> releaseHere(delivery, started));
+    }
+
+    private boolean releaseHere(InFlight delivery, boolean started) {
         synchronized (delivery) {
             if (delivery.settled()) {
                 return false;

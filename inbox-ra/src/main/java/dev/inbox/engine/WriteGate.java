@@ -21,8 +21,22 @@ final class WriteGate {
     /** Held weakly: a gate lives as long as a broker of its database holds it, so the map does not grow. */
     private static final Map<String, WeakReference<WriteGate>> GATES = new ConcurrentHashMap<>();
 
+    private static final System.Logger LOG = System.getLogger(WriteGate.class.getName());
+
     /** Fair: a claim loop that writes again at once must not pass an ack writer that waits. */
-    private final ReentrantLock lock = new ReentrantLock(true);
+    private final Lock lock = new Lock();
+
+    /** The gate's lock, which names the thread whose turn it is. */
+    private static final class Lock extends ReentrantLock {
+        Lock() {
+            super(true);
+        }
+
+        String holder() {
+            Thread owner = getOwner();
+            return owner == null ? "none" : owner.getName();
+        }
+    }
 
     static WriteGate of(String database) {
         GATES.values().removeIf(gate -> gate.get() == null); // databases no broker uses any more
@@ -45,17 +59,48 @@ final class WriteGate {
 
     /** Runs {@code work} once it is this writer's turn, or after the wait SQLite itself would make. */
     <R> R run(Transactions.Work<R> work) throws SQLException {
+        try (Turn turn = take()) {
+            return work.run();
+        }
+    }
+
+    /**
+     * Waits for this writer's turn (or for the wait SQLite itself would make) and keeps it until
+     * the turn is closed, on the same thread: for a writer that holds the database's lock across
+     * more than one call, a delivery's transaction. The thread's own writes meanwhile pass.
+     */
+    Turn take() {
         boolean locked;
         try {
             locked = lock.tryLock(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            if (!locked) {
+                LOG.log(System.Logger.Level.WARNING, "a writer to the SQLite database waited {0} ms for its turn,"
+                        + " which thread {1} holds, and goes on to meet the database''s lock", WAIT_MILLIS,
+                        lock.holder());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             locked = false;
         }
-        try {
-            return work.run();
-        } finally {
-            if (locked) {
+        return locked ? new Turn(lock) : Turn.NONE;
+    }
+
+    /** A writer's turn; closing it again does nothing. */
+    static final class Turn implements AutoCloseable {
+        /** The turn where writers take none. */
+        static final Turn NONE = new Turn(null);
+
+        private ReentrantLock held;
+
+        private Turn(ReentrantLock held) {
+            this.held = held;
+        }
+
+        @Override
+        public void close() {
+            if (held != null) {
+                ReentrantLock lock = held;
+                held = null;
                 lock.unlock();
             }
         }

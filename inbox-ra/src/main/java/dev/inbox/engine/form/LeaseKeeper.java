@@ -132,20 +132,26 @@ final class LeaseKeeper {
 
     /** Extends every lease in work; false when the database could not be reached. */
     private boolean extendAll(Collection<InFlight> inWork) {
-        try (Connection connection = connections.open()) {
-            for (InFlight delivery : inWork) {
-                synchronized (delivery) {
-                    // A delivery whose transaction locks the whole database needs no lease: no one can claim.
-                    if (delivery.settled() || delivery.locksDatabase() || stopping) {
-                        continue;
-                    }
-                    if (!extension.extend(connection, delivery, clock.instant())) {
-                        LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before the"
-                                + " keeper could extend it; its settlement will fail with LEASE_LOST", queue,
-                                String.valueOf(delivery.id()), table);
+        try {
+            // In turn with the engine's other writers where the database takes one at a time, and the
+            // turn before a row's monitor, as a delivery that holds its turn takes the monitor to settle:
+            // waiting for the database's lock while holding the monitor left that delivery waiting for it.
+            connections.use(connection -> {
+                for (InFlight delivery : inWork) {
+                    synchronized (delivery) {
+                        // A delivery whose transaction locks the whole database needs no lease: no one can claim.
+                        if (delivery.settled() || delivery.locksDatabase() || stopping) {
+                            continue;
+                        }
+                        if (!extension.extend(connection, delivery, clock.instant())) {
+                            LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before"
+                                    + " the keeper could extend it; its settlement will fail with LEASE_LOST", queue,
+                                    String.valueOf(delivery.id()), table);
+                        }
                     }
                 }
-            }
+                return null;
+            });
             failures.succeeded();
             return true;
         } catch (SQLException | RuntimeException e) {
