@@ -76,13 +76,13 @@ final class BrokerPublisher<T> implements Publisher<T> {
         }
         try (Connection connection = database.open()) {
             // A connection already in a transaction (a JTA one) takes the batch into it.
-            boolean own = connection.getAutoCommit();
-            if (own && database.takesTurns()) {
+            if (database.takesTurns() && connection.getAutoCommit()) {
                 // One writer at a time: the publish waits its turn behind the engine's writers, where in
                 // SQLite's busy handler it would look for the lock least often of all the waiters.
                 return database.write(() -> insertOn(target, connection, payloads, options, inOneTransaction));
             }
-            return insertOn(target, connection, payloads, options, inOneTransaction && own);
+            return insertOn(target, connection, payloads, options,
+                    inOneTransaction && payloads.size() > 1 && connection.getAutoCommit());
         } catch (SQLException e) {
             throw failed(target, e);
         }

@@ -193,8 +193,9 @@ final class Database implements ConnectionSource {
     }
 
     /**
-     * The turn of a writer that holds the database's write lock across calls (a delivery's
-     * transaction), to close on the same thread; one that waits for nothing where writers take no turns.
+     * The writers' turn, to close on the same thread, for a writer whose turn spans more than one
+     * call (a delivery's transaction) or must come before another lock (a row's monitor); one that
+     * waits for nothing where writers take no turns.
      */
     WriteGate.Turn writeTurn() {
         return writeGate == null ? WriteGate.Turn.NONE : writeGate.take();

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -361,42 +360,26 @@ final class Deliverer<T> {
     }
 
     private void settle(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
-        inTurn(() -> {
-            settleHere(delivery, outcome, now, settlement);
-            return null;
-        });
-    }
-
-    /**
-     * Runs {@code step}, which takes a row's monitor and then writes, in the writers' turn where the
-     * database takes one at a time: the turn before the monitor, as a transactional delivery holds
-     * its turn and then takes its row's monitor to settle.
-     */
-    private <R> R inTurn(Supplier<R> step) {
-        try {
-            return engine.database().write(step::get);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e); // not thrown: the step reports its own failures
-        }
-    }
-
-    private void settleHere(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
-        synchronized (delivery) {
-            if (delivery.settled()) {
-                return; // released by shutdown after a cut-off
-            }
-            delivery.markSettled();
-            try {
-                settlement.run(now);
-                reports.settled(delivery, outcome);
-            } catch (InboxException e) {
-                if (e.kind() == InboxException.Kind.DATABASE) {
-                    reports.failed(delivery, outcome, e);
-                } else {
-                    reports.lost(delivery, outcome, e);
+        // The writers' turn (where the database takes one writer at a time) before the row's monitor,
+        // as a transactional delivery holds its turn and then takes its row's monitor to settle.
+        try (WriteGate.Turn turn = engine.database().writeTurn()) {
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return; // released by shutdown after a cut-off
                 }
-            } catch (SQLException | RuntimeException e) {
-                reports.failed(delivery, outcome, e);
+                delivery.markSettled();
+                try {
+                    settlement.run(now);
+                    reports.settled(delivery, outcome);
+                } catch (InboxException e) {
+                    if (e.kind() == InboxException.Kind.DATABASE) {
+                        reports.failed(delivery, outcome, e);
+                    } else {
+                        reports.lost(delivery, outcome, e);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    reports.failed(delivery, outcome, e);
+                }
             }
         }
     }
@@ -407,22 +390,20 @@ final class Deliverer<T> {
      * @param started true when a handler had it; false for a row claimed ahead and never worked
      */
     boolean release(InFlight delivery, boolean started) {
-        return inTurn(() -> releaseHere(delivery, started));
-    }
-
-    private boolean releaseHere(InFlight delivery, boolean started) {
-        synchronized (delivery) {
-            if (delivery.settled()) {
-                return false;
-            }
-            delivery.markSettled();
-            try {
-                return delivery.claim().release(delivery, started);
-            } catch (SQLException | RuntimeException e) {
-                LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when its"
-                        + " claim ends: {3}", queue, String.valueOf(delivery.id()), spec.table(),
-                        Redaction.redact(e.getMessage()));
-                return false;
+        try (WriteGate.Turn turn = engine.database().writeTurn()) { // the turn before the monitor, as above
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return false;
+                }
+                delivery.markSettled();
+                try {
+                    return delivery.claim().release(delivery, started);
+                } catch (SQLException | RuntimeException e) {
+                    LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when"
+                            + " its claim ends: {3}", queue, String.valueOf(delivery.id()), spec.table(),
+                            Redaction.redact(e.getMessage()));
+                    return false;
+                }
             }
         }
     }
