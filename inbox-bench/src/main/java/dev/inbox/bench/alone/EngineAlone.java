@@ -50,11 +50,6 @@ public final class EngineAlone {
 
     public static void main(String[] args) throws Exception {
         String db = args[0];
-        String url = switch (db) {
-            case "postgres" -> env("INBOX_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-            case "mariadb" -> env("INBOX_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
-            default -> "jdbc:sqlite:" + Files.createTempDirectory("inbox-alone").resolve("bench.db");
-        };
         ClaimForm form = ClaimForm.valueOf(args[1]);
         int workers = Integer.parseInt(args[2]);
         int batch = Integer.parseInt(args[3]);
@@ -63,7 +58,7 @@ public final class EngineAlone {
         int unmeasured = args.length > 6 ? Integer.parseInt(args[6]) : 4;
         List<double[]> measured = new ArrayList<>();
         for (int i = 0; i < unmeasured + runs; i++) {
-            double[] run = drain(url, db, form, workers, batch, jobs);
+            double[] run = drainOnce(db, form.name(), workers, batch, jobs);
             if (i >= unmeasured) {
                 measured.add(run);
             }
@@ -72,11 +67,33 @@ public final class EngineAlone {
         double best = measured.stream().mapToDouble(run -> run[0]).max().orElseThrow();
         double[] median = measured.get(measured.size() / 2);
         System.out.printf(Locale.ROOT, "ALONE db=%s form=%s workers=%d batch=%d jobs_per_s=%.0f cpu_us_per_job=%.1f"
-                + " switches_per_job=%.2f%n", db, form, workers, batch, best, median[1], median[2]);
+                + " jvm_us_per_job=%.1f switches_per_job=%.2f%n", db, form, workers, batch, best, median[1], median[3],
+                median[2]);
         System.exit(0);
     }
 
-    /** One drain of {@code jobs} rows: jobs per second, threads' CPU µs per job, context switches per job. */
+    /**
+     * One drain of {@code jobs} rows on {@code db} ({@code postgres}, {@code mariadb}, {@code sqlite}):
+     * jobs per second, CPU µs per job of the Java threads, context switches per job, and CPU µs
+     * per job of the whole JVM (with its JIT compilers and garbage collector). {@link SideBySide}
+     * calls it through reflection, on a copy of this class loaded with each engine.
+     */
+    public static double[] drainOnce(String db, String form, int workers, int batch, int jobs) throws Exception {
+        return drain(url(db), db, ClaimForm.valueOf(form), workers, batch, jobs);
+    }
+
+    private static String sqliteUrl;
+
+    private static synchronized String url(String db) throws IOException {
+        return switch (db) {
+            case "postgres" -> env("INBOX_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+            case "mariadb" -> env("INBOX_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+            default -> sqliteUrl != null ? sqliteUrl
+                    : (sqliteUrl = "jdbc:sqlite:" + Files.createTempDirectory("inbox-alone").resolve("bench.db"));
+        };
+    }
+
+    /** One drain of {@code jobs} rows: see {@link #drainOnce}. */
     private static double[] drain(String url, String db, ClaimForm form, int workers, int batch, int jobs)
             throws Exception {
         create(url, db, form);
@@ -103,12 +120,14 @@ public final class EngineAlone {
             insert(url, jobs);
             long switches = switches();
             Map<Long, Long> cpu = threadsCpu();
+            long process = processCpu();
             long start = System.nanoTime();
             broker.wake("alone");
             if (!settled.await(5, TimeUnit.MINUTES)) {
                 throw new IllegalStateException(settled.getCount() + " jobs not drained");
             }
             long wall = System.nanoTime() - start;
+            long jvm = processCpu() - process;
             long threads = 0;
             long main = Thread.currentThread().getId();
             for (Map.Entry<Long, Long> now : threadsCpu().entrySet()) {
@@ -116,10 +135,17 @@ public final class EngineAlone {
                     threads += now.getValue() - cpu.getOrDefault(now.getKey(), 0L);
                 }
             }
-            return new double[] {jobs / (wall / 1e9), threads / 1e3 / jobs, (switches() - switches) / (double) jobs};
+            return new double[] {jobs / (wall / 1e9), threads / 1e3 / jobs, (switches() - switches) / (double) jobs,
+                jvm / 1e3 / jobs};
         } finally {
             broker.shutdown(Duration.ofSeconds(5));
         }
+    }
+
+    /** The CPU time of the whole JVM: its Java threads, the garbage collector's and the JIT compilers'. */
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static Map<Long, Long> threadsCpu() {
