@@ -56,6 +56,8 @@ final class SubscriptionRunner {
     private final boolean batches;
     /** True when each worker claims for itself and works what it claimed on its own thread. */
     private final boolean claimsOnWorker;
+    /** A lone worker claims once it has worked the units waiting; no claim loop is woken beside it. */
+    private final boolean claimsWhenDry;
     private final int claimLoops;
     /** The most rows one claim takes. */
     private final int batch;
@@ -137,6 +139,9 @@ final class SubscriptionRunner {
         // claims overlap one another's handlers, so each worker claims its row and works it, as a
         // plain loop would (the ack writer still writes acks beside it).
         this.claimsOnWorker = form.claimsOnWorker() || batch == 1 && workers > 1;
+        // Claims of a batch each, though, cost a claim loop's wake and wait more than their overlap saves
+        // where the form's claim holds nothing open: the lone worker claims once it has worked them.
+        this.claimsWhenDry = !claimsOnWorker && !batches && workers == 1 && batch > 1 && form.loneWorkerClaimsWhenDry();
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
         int ahead = claimsOnWorker ? 0 : settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);
@@ -212,9 +217,13 @@ final class SubscriptionRunner {
      * As {@link #roomFreed()}, on a worker's thread. Where no unit is left in the buffer (the worker
      * would idle) or other workers go on working it, an idle loop claims right here instead of
      * waiting for a thread of its own; where this worker alone works the units waiting, a loop
-     * claims on its own thread beside it, so those units do not sit out the claim's round trip.
+     * claims on its own thread beside it, so those units do not sit out the claim's round trip,
+     * unless the lone worker claims for itself once they are worked ({@link Form#loneWorkerClaimsWhenDry}).
      */
     private void roomFreedOnWorker() {
+        if (claimsWhenDry && !ready.isEmpty()) {
+            return; // it claims once it has worked these: the last of them finds the buffer empty
+        }
         if (roomNowEnough()) {
             if (ready.isEmpty() || workersRunning.get() > 1 || settings.workers() > 1 && workersKeepUp()) {
                 idleLoopOrFirst().runHere();

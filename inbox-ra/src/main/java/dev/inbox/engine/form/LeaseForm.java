@@ -98,6 +98,11 @@ public final class LeaseForm implements Form {
     }
 
     @Override
+    public boolean loneWorkerClaimsWhenDry() {
+        return true;
+    }
+
+    @Override
     public int connections(int workers, int claimLoops) {
         // A settlement per worker, a claim per loop, and the keeper (or the ack writer).
         return workers + claimLoops + 1;
