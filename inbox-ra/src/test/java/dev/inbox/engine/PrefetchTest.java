@@ -75,8 +75,8 @@ class PrefetchTest {
     /**
      * A lone lease worker claims for itself once it has worked the rows waiting, as a plain loop
      * does: a claim loop woken beside it for each claim cost two context switches a claim, more
-     * than the overlap saved (inbox-bench's SideBySide: 0.82 of the CPU per job and 1.08 times the
-     * jobs per second on PostgreSQL, batches of 16).
+     * than the overlap saved (inbox-bench's SideBySide: 0.75 of the JVM's CPU per job and 1.06 times
+     * the jobs per second on PostgreSQL, batches of 16).
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("leaseForms")

@@ -34,12 +34,15 @@ import java.util.concurrent.TimeUnit;
  * another commit's {@code inbox-api} and {@code inbox-ra} measures that commit's engine: two
  * engines taking turns in the same hour compare where runs of the benchmark on different days do
  * not (the machine's pace moves by a factor of two and more). Prints one line with the best jobs
- * per second, the median CPU per job of the Java threads, and the process's context switches per
- * job (from {@code /proc}, where there is one) of each measured run.
+ * per second, and of the measured run with the median CPU per job of the Java threads: that CPU,
+ * the whole JVM's (JIT compilers and garbage collector too), and the process's context switches
+ * per job (from {@code /proc}, where there is one). {@link SideBySide} runs two commits' copies in
+ * turns in one JVM.
  *
  * <p>Arguments: database ({@code postgres}, {@code mariadb}, {@code sqlite}), form ({@code LEASE},
  * {@code ROW_LOCK}, {@code ADVISORY}), workers, batch, jobs, measured runs, unmeasured runs
- * (default 4). inbox-bench/README.md says how to run it against another commit. It compiles alone
+ * (default 4; the JIT compilers need some twenty drains of 8,000 jobs). inbox-bench/README.md says
+ * how to run it against another commit. It compiles alone
  * (its tables are its own, not {@code BenchDatabase}'s, which builds on the engine's SPI of today).
  */
 public final class EngineAlone {
