@@ -34,7 +34,12 @@ class OptionalColumnsTest {
     }
 
     private InboxBroker broker(TestDatabase db, TestTable table, int workers, Handler<Job> handler) {
-        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50))
+        return broker(db, table, workers, handler, new BrokerListener() {});
+    }
+
+    private InboxBroker broker(TestDatabase db, TestTable table, int workers, Handler<Job> handler,
+            BrokerListener listener) {
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(50)).listener(listener)
                 .subscribe(Subscription.of("optional", table.spec(), Job.class, handler).workers(workers).batchSize(4))
                 .connect();
         brokers.add(broker);
@@ -116,12 +121,20 @@ class OptionalColumnsTest {
             publisherOnly.publisher("optional", Job.class).publish(new Job(i), PublishOptions.NONE.priority(priorities[i]));
         }
         List<Integer> order = new CopyOnWriteArrayList<>();
+        List<String> claims = new CopyOnWriteArrayList<>(); // should the order break, which claim took what
         broker(db, table, 1, (job, d) -> {
             order.add(job.n());
             return Outcome.ack();
+        }, new BrokerListener() {
+            @Override
+            public void claimed(String queue, int rows, Duration took) {
+                if (rows > 0) {
+                    claims.add(rows + " rows after " + order + " on " + Thread.currentThread().getName());
+                }
+            }
         });
         await(() -> order.size() == priorities.length, "all delivered");
-        assertThat(order).containsExactly(3, 1, 4, 0, 2, 5);
+        assertThat(order).as("%s, claims: %s", c, claims).containsExactly(3, 1, 4, 0, 2, 5);
     }
 
     @ParameterizedTest(name = "{0}")
