@@ -304,6 +304,19 @@ public interface Dialect {
     }
 
     /**
+     * {@code first}, committed, then {@code then} in a transaction of its own, sent to the server
+     * together on an autocommit connection: one round trip for two statements whose results come
+     * in order (with update counts between them, of what commits). Should {@code first} fail, {@code then}
+     * does not run; should {@code then} fail, {@code first} has committed. Null (the default) where
+     * the driver sends statements one at a time. The lease form's claim so carries the acks
+     * waiting: a claim and an ack each took a round trip of their own, and on a virtual machine
+     * each round trip's wait and wake costs the JVM more CPU than the statements' own work.
+     */
+    default String chain(String first, String then) {
+        return null;
+    }
+
+    /**
      * {@code perRow}, one of this dialect's statements that acts on the row {@code :id} (while it
      * holds {@code :token}, where it names one), as one statement for a list of rows: they come as
      * the one parameter {@code :rows} ({@link #bindRows}), the other parameters of {@code perRow}

@@ -168,6 +168,19 @@ public final class PostgresDialect extends StandardDialect {
                 .orElse("DELETE FROM " + t.table() + " AS q USING " + rows + where);
     }
 
+    /**
+     * The two with {@code BEGIN; COMMIT} between. PgJDBC sends the statements of one string
+     * together with one Sync after the last, and until the Sync they share an implicit
+     * transaction: the {@code BEGIN} makes it a block that holds {@code first}, which the
+     * {@code COMMIT} ends (a {@code COMMIT} alone ends it too, with a warning whose exception
+     * the driver builds on each claim), and {@code then} runs in a transaction of its own. A
+     * failure of {@code first} skips the rest to the Sync, where what it began rolls back.
+     */
+    @Override
+    public String chain(String first, String then) {
+        return first + "; BEGIN; COMMIT; " + then;
+    }
+
     @Override
     public boolean readsDatabaseClock() {
         return true;

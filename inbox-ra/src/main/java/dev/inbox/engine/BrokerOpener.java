@@ -139,15 +139,17 @@ final class BrokerOpener {
 
     /**
      * True when {@code sql}, a statement the form can do without, prepares on the database; else
-     * says so and the form goes without it (a server that does not read a list of rows, say).
+     * says so and the form goes without it (a server that does not read a list of rows, say, or
+     * a driver that does not send a chain of statements together).
      */
     private boolean preparesOrSays(Connection connection, String queue, Sql sql) {
         try {
             dialect.prepare(connection, sql.jdbc());
             return true;
         } catch (SQLException e) {
-            LOG.log(Level.INFO, "queue {0}: the database does not take the {1} statement ({2}), so those rows go a"
-                    + " statement each", queue, sql.name(), Redaction.redact(e.getMessage()));
+            LOG.log(Level.INFO, "queue {0}: the database does not take the {1} statement ({2}), so the engine does"
+                    + " without it (a statement per row for a list, a round trip per statement for a chain)", queue,
+                    sql.name(), Redaction.redact(e.getMessage()));
             return false;
         }
     }
@@ -193,7 +195,7 @@ final class BrokerOpener {
                 engine.transactions(), table.shape(), sql -> preparesOrSays(connection, queue, sql));
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
-                    2 * (settings.workers() + settings.batchSize()));
+                    2 * (settings.workers() + settings.batchSize()), settings.workers() > 1);
             case ROW_LOCK -> new RowLockForm(context, dialect.rowLock(table.shape()));
             case ADVISORY -> new AdvisoryForm(context, dialect.advisory(table.shape()), database.identity());
         };

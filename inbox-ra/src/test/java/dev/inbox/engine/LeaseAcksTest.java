@@ -78,26 +78,16 @@ class LeaseAcksTest {
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
                 new BrokerListener() {}, recorder, null, ackAll, true, new ObjectMapper(), false,
                 new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100);
+        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, false);
         insert(db, 5);
         List<InFlight> claimed = form.claim(Instant.now(), 5);
         assertThat(claimed).hasSize(5);
         InFlight stolen = claimed.get(2);
-        // Another claim took this row after its lease ran out: it holds a token of its own now.
-        try (Connection c = db.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET attempt = attempt + 1,"
-                        + " locked_until = ? WHERE id = ?")) {
-            dialect.bindTime(ps, 1, dialect.deadline(Instant.now(), Duration.ofMinutes(5)));
-            ps.setObject(2, stolen.id());
-            assertThat(ps.executeUpdate()).isEqualTo(1);
-        }
+        stealLease(db, dialect, stolen);
 
         int openedBefore = source.opened.get();
         for (InFlight delivery : claimed) {
-            synchronized (delivery) {
-                delivery.markSettled();
-            }
-            delivery.claim().ack(delivery, Instant.now()); // the writer is not running yet: all five wait together
+            ack(delivery); // the writer is not running yet: all five wait together
         }
         form.start(Threads.platform(), "acks", List.of());
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -115,12 +105,82 @@ class LeaseAcksTest {
         // Once closed, an ack handed over is written at once, on the caller's thread.
         insert(db, 1);
         InFlight late = form.claim(Instant.now(), 1).get(0);
-        synchronized (late) {
-            late.markSettled();
-        }
-        late.claim().ack(late, Instant.now());
+        ack(late);
         assertThat(reports).last().isEqualTo(late.id() + " acked on " + Thread.currentThread().getName());
         assertThat(db.count(TABLE)).isEqualTo(1);
+    }
+
+    /**
+     * Where the dialect chains statements (PostgreSQL), a claim writes the acks waiting after its
+     * own statement, in its round trip: on the claim's thread, a lost lease judged alone. A claim
+     * that fails gives its acks to the writer, and acks no claim comes for are written after a wait.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = "POSTGRES")
+    void aClaimCarriesTheAcksWaitingAndTheWriterThoseNoClaimTakes(TestDatabase db) throws Exception {
+        db.createLeaseTable(TABLE);
+        Dialect dialect = db.dialect();
+        CountingSource source = new CountingSource(db.dataSource()::getConnection);
+        TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "bigserial"));
+        FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
+                new BrokerListener() {}, recorder, null, new Sql("ack all", dialect.ackAll(shape, true)), true,
+                new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, true);
+        assertThat(form.statements()).extracting(Sql::name).doesNotContain("lease claim carrying acks");
+        insert(db, 6);
+        List<InFlight> claimed = form.claim(Instant.now(), 4);
+        assertThat(claimed).hasSize(4);
+        stealLease(db, dialect, claimed.get(1));
+        form.start(Threads.platform(), "acks", List.of());
+        String here = Thread.currentThread().getName();
+        ack(claimed.get(0));
+        ack(claimed.get(1));
+
+        int openedBefore = source.opened.get();
+        List<InFlight> next = form.claim(Instant.now(), 1);
+        assertThat(next).hasSize(1);
+        assertThat(source.opened.get() - openedBefore).as("the claim and its acks on one connection").isEqualTo(1);
+        assertThat(reports).containsExactlyInAnyOrder(claimed.get(0).id() + " acked on " + here,
+                claimed.get(1).id() + " LEASE_LOST");
+        assertThat(db.count(TABLE)).isEqualTo(5);
+
+        // A claim that fails (a negative limit) before its acks run: the acks are written all the same.
+        reports.clear();
+        ack(claimed.get(2));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), -1))
+                .isInstanceOf(SQLException.class);
+        assertThat(reports).containsExactly(claimed.get(2).id() + " acked on " + here);
+        assertThat(db.count(TABLE)).isEqualTo(4);
+
+        // No claim comes: the writer writes the ack once it has waited.
+        reports.clear();
+        ack(claimed.get(3));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (reports.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertThat(reports).containsExactly(claimed.get(3).id() + " acked on acks-acks");
+        assertThat(db.count(TABLE)).isEqualTo(3);
+        form.stop();
+        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    private static void ack(InFlight delivery) {
+        synchronized (delivery) {
+            delivery.markSettled();
+        }
+        delivery.claim().ack(delivery, Instant.now());
+    }
+
+    /** Another claim takes the row, as after its lease ran out: it holds a token of its own. */
+    private static void stealLease(TestDatabase db, Dialect dialect, InFlight delivery) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET attempt = attempt + 1,"
+                        + " locked_until = ? WHERE id = ?")) {
+            dialect.bindTime(ps, 1, dialect.deadline(Instant.now(), Duration.ofMinutes(5)));
+            ps.setObject(2, delivery.id());
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
     }
 
     private static void insert(TestDatabase db, int rows) throws SQLException {

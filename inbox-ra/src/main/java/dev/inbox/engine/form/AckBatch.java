@@ -6,6 +6,8 @@ import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,6 +100,30 @@ final class AckBatch {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;
         }
+        report(written, took, reports);
+    }
+
+    /** True where the acks are one statement ({@link Dialect#ackAll}), which a claim can carry ({@link Dialect#chain}). */
+    boolean carriable() {
+        return ackAll != null;
+    }
+
+    /** Binds the acks into {@code sql}, a claim's statement that carries them; returns what {@link #carried} reads. */
+    String[] bindCarried(PreparedStatement ps, Sql sql) throws SQLException {
+        return Settlements.bindAll(ps, sql, deliveries, last, dialect);
+    }
+
+    /**
+     * Reports each carried ack from {@code rs}, the result of the acks' part of the claim's
+     * statement: settled where it returned the row, else lost. Empty afterwards.
+     */
+    void carried(ResultSet rs, String[] ids, Reports reports) throws SQLException {
+        List<InFlight> written = deliveries;
+        deliveries = new ArrayList<>();
+        report(written, Settlements.readAll(rs, ids), reports);
+    }
+
+    private void report(List<InFlight> written, boolean[] took, Reports reports) {
         for (int i = 0; i < written.size(); i++) {
             if (took[i]) {
                 reports.settled(written.get(i), Outcome.ack());

@@ -16,6 +16,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * acks share round trips and commits. A worker that finds {@code limit} acks waiting writes them
  * itself, so none waits for a thread. Once closed, an ack handed over is written at once on the
  * caller's thread.
+ *
+ * <p>Where the form's claims carry acks ({@link #takeForClaim}), the writer is not woken for each
+ * first ack: the acks wait for the next claim, which is coming while rows are worked, and a timer
+ * has the writer write those that waited {@link #CARRY_WAIT} (no claim came: the queue ran dry, or
+ * handlers are slow). A drain so writes its acks in its claims' round trips, and the writer's
+ * thread, woken for each batch of acks, mostly sleeps.
  */
 final class AckWriter {
     private final AckBatch waiting;
@@ -23,17 +29,29 @@ final class AckWriter {
     private final Dialect dialect;
     private final Reports reports;
     private final int limit;
+    /** True where claims take the acks waiting ({@link #takeForClaim}): the writer writes those no claim took. */
+    private final boolean claimsCarry;
 
     private final ReentrantLock lock = new ReentrantLock();
     private SerialTask writer;
+    private Threads threads;
     private boolean closed;
+    /** When the first of the acks waiting came (System.nanoTime()), where claims carry acks. */
+    private long firstWaiting;
+    /** True while the timer's look at the acks waiting is scheduled. */
+    private boolean looking;
 
-    AckWriter(AckBatch empty, ConnectionSource connections, Dialect dialect, Reports reports, int limit) {
+    /** How long acks wait for a claim to carry them before the writer writes them. */
+    static final Duration CARRY_WAIT = Duration.ofMillis(5);
+
+    AckWriter(AckBatch empty, ConnectionSource connections, Dialect dialect, Reports reports, int limit,
+            boolean claimsCarry) {
         this.waiting = empty;
         this.connections = connections;
         this.dialect = dialect;
         this.reports = reports;
         this.limit = limit;
+        this.claimsCarry = claimsCarry;
     }
 
     /** Starts writing, the acks handed over before included. */
@@ -42,6 +60,7 @@ final class AckWriter {
         lock.lock();
         try {
             writer = task;
+            this.threads = threads;
         } finally {
             lock.unlock();
         }
@@ -51,20 +70,104 @@ final class AckWriter {
     /** Hands over the ack of a delivery already marked settled, so no keeper moves its token meanwhile. */
     void add(InFlight delivery, Instant now) {
         AckBatch full;
+        boolean look = false;
         lock.lock();
         try {
             waiting.add(delivery, now);
             if (!closed && waiting.size() < limit) {
                 if (waiting.size() == 1 && writer != null) {
-                    writer.signal();
+                    if (!claimsCarry) {
+                        writer.signal();
+                    } else {
+                        firstWaiting = System.nanoTime();
+                        look = !looking;
+                        looking = true;
+                    }
                 }
-                return;
+                full = null;
+            } else {
+                full = waiting.takeAll();
             }
-            full = waiting.takeAll();
         } finally {
             lock.unlock();
         }
-        write(full);
+        if (look) {
+            try {
+                threads.schedule(CARRY_WAIT, this::look);
+            } catch (RuntimeException e) {
+                lookFailed();
+            }
+        }
+        if (full != null) {
+            write(full);
+        }
+    }
+
+    /**
+     * The acks waiting, taken by a claim that writes them in its own statement ({@link Dialect#chain});
+     * null when none wait. A claim that fails before they commit gives them back ({@link #notCarried}).
+     */
+    AckBatch takeForClaim() {
+        lock.lock();
+        try {
+            return waiting.isEmpty() ? null : waiting.takeAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Acks a claim took and did not write, its statement having failed with {@code e}: written
+     * now, on the caller's thread. Where the connection failed, the server may have committed them
+     * without a word back; they are reported failed, as a batch of acks whose connection failed is.
+     */
+    void notCarried(AckBatch batch, Exception e) {
+        if (e instanceof SQLException failed && failed.getSQLState() != null && failed.getSQLState().startsWith("08")) {
+            batch.fail(reports, e);
+        } else {
+            write(batch);
+        }
+    }
+
+    /**
+     * The timer's look, where claims carry acks: the writer writes the acks waiting once the
+     * first has waited {@link #CARRY_WAIT}; until then the timer looks again.
+     */
+    private void look() {
+        long waited;
+        boolean again;
+        lock.lock();
+        try {
+            if (waiting.isEmpty()) {
+                looking = false;
+                return;
+            }
+            waited = System.nanoTime() - firstWaiting;
+            again = waited < CARRY_WAIT.toNanos();
+            looking = again;
+        } finally {
+            lock.unlock();
+        }
+        if (!again) {
+            writer.signal();
+            return;
+        }
+        try {
+            threads.schedule(CARRY_WAIT.minusNanos(waited), this::look);
+        } catch (RuntimeException e) {
+            lookFailed();
+        }
+    }
+
+    /** No timer (the threads are stopping): the writer writes the acks waiting now. */
+    private void lookFailed() {
+        lock.lock();
+        try {
+            looking = false;
+        } finally {
+            lock.unlock();
+        }
+        writer.signal();
     }
 
     /** The writer's step: writes what gathered; true when it wrote, to look again. */

@@ -31,6 +31,11 @@ public final class LeaseForm implements Form {
     private final Dialect dialect;
     private final LeaseStatements.ClaimStyle style;
     private final Sql claim;
+    /**
+     * The claim and then the acks waiting, committed apart in one round trip ({@link Dialect#chain}),
+     * where the dialect chains statements and acks many rows in one ({@link Dialect#ackAll}); else null.
+     */
+    private final Sql claimThenAcks;
     private final Sql stamp;
     /** The stamp of a list of rows in one statement, where the dialect writes it; else null. */
     private final ForRows stampRows;
@@ -49,8 +54,14 @@ public final class LeaseForm implements Form {
     /** Null in a transactional subscription, whose acks commit with their delivery's transaction. */
     private final AckWriter acks;
 
-    /** @param ackRoom how many acks may wait for the writer before a worker waits */
-    public LeaseForm(FormContext context, LeaseStatements statements, Duration lease, int ackRoom) {
+    /**
+     * @param ackRoom   how many acks may wait for the writer before a worker waits
+     * @param carryAcks true where claims carry the acks waiting, as the dialect allows ({@link Dialect#chain}):
+     *                  with several workers, whose claims run beside them. A lone worker's claim would
+     *                  wait for its own acks, which the writer otherwise writes beside it: measured
+     *                  slower (0.85 of the jobs per second) for no less CPU.
+     */
+    public LeaseForm(FormContext context, LeaseStatements statements, Duration lease, int ackRoom, boolean carryAcks) {
         this.context = context;
         this.dialect = context.dialect();
         this.style = statements.style();
@@ -68,9 +79,22 @@ public final class LeaseForm implements Form {
         this.claimed = context.rows();
         this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
                 context.clock(), context.listener(), lease);
+        this.claimThenAcks = !carryAcks || context.transactional() || style != LeaseStatements.ClaimStyle.RETURNING
+                ? null : chained(context, claim);
         this.acks = context.transactional() ? null : new AckWriter(
                 context.acks(ack, ackRows, d -> lost(d, "ack"), false), context.connections(), dialect,
-                context.reports(), ackRoom);
+                context.reports(), ackRoom, claimThenAcks != null);
+    }
+
+    /** {@code claim} carrying the acks waiting, where the dialect can and the server prepares it; else null. */
+    private static Sql chained(FormContext context, Sql claim) {
+        Sql ackAll = context.ackAll();
+        String text = ackAll == null ? null : context.dialect().chain(claim.text(), ackAll.text());
+        if (text == null) {
+            return null;
+        }
+        Sql chained = new Sql("lease claim carrying acks", text);
+        return context.prepares().test(chained) ? chained : null;
     }
 
     @Override
@@ -142,10 +166,55 @@ public final class LeaseForm implements Form {
         // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
+        AckBatch carried = claimThenAcks == null ? null : acks.takeForClaim();
+        if (carried != null) {
+            return claimCarrying(carried, at, expiry, limit);
+        }
         // RETURNING: one statement in autocommit leases, counts the attempt and commits at once.
         return context.connections().use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
                 ? readClaim(connection, at, expiry, limit)
                 : claimThenStamp(connection, at, expiry, limit));
+    }
+
+    /**
+     * The claim, and the acks {@code carried} after it in the same round trip, each committed on
+     * its own: a failure of either leaves the acks unwritten (the claim's stops the acks from
+     * running; theirs rolls them back), and they go to the writer.
+     */
+    private List<InFlight> claimCarrying(AckBatch carried, Instant now, Instant expiry, int limit)
+            throws SQLException {
+        boolean[] ran = new boolean[1];
+        try {
+            return context.connections().use(connection -> context.connections().prepared(connection,
+                    claimThenAcks, ps -> {
+                        claimThenAcks.setTime(ps, "now", now, dialect);
+                        claimThenAcks.setTime(ps, "expiry", expiry, dialect);
+                        claimThenAcks.setInt(ps, "limit", limit);
+                        String[] ids = carried.bindCarried(ps, claimThenAcks);
+                        ps.execute();
+                        ran[0] = true;
+                        List<InFlight> rows;
+                        try (ResultSet rs = ps.getResultSet()) {
+                            rows = claimed.read(rs, expiry, leased);
+                        }
+                        while (!ps.getMoreResults()) { // past the counts of what commits the claim
+                            if (ps.getUpdateCount() == -1) {
+                                throw new SQLException("the acks carried by a claim returned no result");
+                            }
+                        }
+                        try (ResultSet rs = ps.getResultSet()) {
+                            carried.carried(rs, ids, context.reports());
+                        }
+                        return rows;
+                    }));
+        } catch (SQLException | RuntimeException e) {
+            if (ran[0]) {
+                carried.fail(context.reports(), e); // the acks' result, not read: whether they took is not known
+            } else {
+                acks.notCarried(carried, e);
+            }
+            throw e;
+        }
     }
 
     /** Runs the claim statement and reads its rows, each leased until {@code expiry}. */

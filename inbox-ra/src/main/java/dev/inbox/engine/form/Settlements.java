@@ -97,6 +97,20 @@ final class Settlements {
      */
     static boolean[] runAll(ConnectionSource statements, Connection connection, Sql sql, List<InFlight> deliveries,
             Instant now, Dialect dialect) throws SQLException {
+        return statements.prepared(connection, sql, ps -> {
+            String[] ids = bindAll(ps, sql, deliveries, now, dialect);
+            try (ResultSet rs = ps.executeQuery()) {
+                return readAll(rs, ids);
+            }
+        });
+    }
+
+    /**
+     * Binds the acks of {@link Dialect#ackAll} (in {@code sql}, alone or after a claim) for the
+     * deliveries; returns their ids as bound, for {@link #readAll}.
+     */
+    static String[] bindAll(PreparedStatement ps, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)
+            throws SQLException {
         String[] ids = new String[deliveries.size()];
         String[] tokens = sql.uses("tokens") ? new String[ids.length] : null;
         Instant token = null;
@@ -110,20 +124,20 @@ final class Settlements {
                 token = next;
             }
         }
+        sql.setTexts(ps, "ids", ids);
+        if (tokens != null) {
+            sql.setTexts(ps, "tokens", tokens);
+        }
+        sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
+        return ids;
+    }
+
+    /** For each of {@code ids}, whether the acks' result {@code rs} returned it: whether its ack took. */
+    static boolean[] readAll(ResultSet rs, String[] ids) throws SQLException {
         Set<String> acked = new HashSet<>();
-        statements.prepared(connection, sql, ps -> {
-            sql.setTexts(ps, "ids", ids);
-            if (tokens != null) {
-                sql.setTexts(ps, "tokens", tokens);
-            }
-            sql.setTime(ps, "processed", sql.uses("processed") ? dialect.stored(now) : null, dialect);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    acked.add(rs.getString(1));
-                }
-            }
-            return null;
-        });
+        while (rs.next()) {
+            acked.add(rs.getString(1));
+        }
         boolean[] changed = new boolean[ids.length];
         for (int i = 0; i < changed.length; i++) {
             changed[i] = acked.contains(ids[i]);
