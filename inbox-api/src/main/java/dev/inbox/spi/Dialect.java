@@ -317,6 +317,17 @@ public interface Dialect {
     }
 
     /**
+     * {@code statement} and then the commit of the transaction it runs in, sent to the server
+     * together: one round trip where the statement and the commit took two. Its results are
+     * {@code statement}'s, then the commit's count; should {@code statement} fail, nothing commits.
+     * Null (the default) where the driver sends statements one at a time. The row lock form so
+     * writes a claim's acks and commits its transaction.
+     */
+    default String withCommit(String statement) {
+        return null;
+    }
+
+    /**
      * {@code perRow}, one of this dialect's statements that acts on the row {@code :id} (while it
      * holds {@code :token}, where it names one), as one statement for a list of rows: they come as
      * the one parameter {@code :rows} ({@link #bindRows}), the other parameters of {@code perRow}

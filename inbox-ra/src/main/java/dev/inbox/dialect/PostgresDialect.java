@@ -181,6 +181,15 @@ public final class PostgresDialect extends StandardDialect {
         return first + "; BEGIN; COMMIT; " + then;
     }
 
+    /**
+     * The statement and a {@code COMMIT}, which PgJDBC sends together; the driver reads the
+     * transaction's end from the server's reply, so a {@code commit()} after it sends nothing.
+     */
+    @Override
+    public String withCommit(String statement) {
+        return statement + "; COMMIT";
+    }
+
     @Override
     public boolean readsDatabaseClock() {
         return true;

@@ -3,12 +3,9 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inbox.InboxException;
-import dev.inbox.Outcome;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.FormContext;
 import dev.inbox.engine.form.LeaseForm;
-import dev.inbox.engine.form.Reports;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -19,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,7 +24,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LeaseAcksTest {
     private static final String TABLE = "ack_batch_jobs";
 
-    private final List<String> reports = new CopyOnWriteArrayList<>();
 
     /** The test pool, counting the connections taken from it. */
     private static final class CountingSource implements ConnectionSource {
@@ -46,22 +41,8 @@ class LeaseAcksTest {
         }
     }
 
-    private final Reports recorder = new Reports() {
-        @Override
-        public void settled(InFlight delivery, Outcome outcome) {
-            reports.add(delivery.id() + " acked on " + Thread.currentThread().getName());
-        }
-
-        @Override
-        public void lost(InFlight delivery, Outcome outcome, InboxException error) {
-            reports.add(delivery.id() + " " + error.kind());
-        }
-
-        @Override
-        public void failed(InFlight delivery, Outcome outcome, Exception error) {
-            reports.add(delivery.id() + " failed: " + error);
-        }
-    };
+    private final RecordedReports recorder = new RecordedReports();
+    private final List<String> reports = recorder.lines;
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)

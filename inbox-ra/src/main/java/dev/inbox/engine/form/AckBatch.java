@@ -103,9 +103,36 @@ final class AckBatch {
         report(written, took, reports);
     }
 
-    /** True where the acks are one statement ({@link Dialect#ackAll}), which a claim can carry ({@link Dialect#chain}). */
-    boolean carriable() {
+    /**
+     * True where the acks are one statement ({@link Dialect#ackAll}), which a claim can carry
+     * ({@link Dialect#chain}) and a commit can follow ({@link Dialect#withCommit}).
+     */
+    boolean asOneStatement() {
         return ackAll != null;
+    }
+
+    /**
+     * Writes the acks with {@code sql}, their one statement followed by the commit of the
+     * transaction they run in ({@link Dialect#withCommit}), and reports each; a failure reports
+     * every ack failed and is thrown. Empty afterwards.
+     */
+    void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {
+        List<InFlight> written = deliveries;
+        deliveries = new ArrayList<>();
+        boolean[] took;
+        try {
+            took = statements.prepared(connection, sql, ps -> {
+                String[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
+                ps.execute();
+                try (ResultSet rs = ps.getResultSet()) {
+                    return Settlements.readAll(rs, ids);
+                }
+            });
+        } catch (SQLException | RuntimeException e) {
+            written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
+            throw e;
+        }
+        report(written, took, reports);
     }
 
     /** Binds the acks into {@code sql}, a claim's statement that carries them; returns what {@link #carried} reads. */

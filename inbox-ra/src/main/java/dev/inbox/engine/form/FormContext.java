@@ -56,12 +56,21 @@ public record FormContext(String queue, InboxSpec spec, Dialect dialect, Connect
 
     /** {@code perRow} as one statement for a list of rows ({@link Dialect#forRows}); null where there is none. */
     ForRows forRows(Sql perRow) {
-        String text = perRow == null ? null : dialect.forRows(shape, perRow.text());
+        Sql rows = perRow == null ? null
+                : optional(perRow.name() + " of a list of rows", dialect.forRows(shape, perRow.text()));
+        return rows == null ? null : new ForRows(rows, perRow.uses("token"));
+    }
+
+    /**
+     * A statement the form can do without, {@code text} from the dialect: null where the dialect
+     * wrote none ({@code text} null) or the server does not prepare it.
+     */
+    Sql optional(String name, String text) {
         if (text == null) {
             return null;
         }
-        Sql rows = new Sql(perRow.name() + " of a list of rows", text);
-        return prepares.test(rows) ? new ForRows(rows, perRow.uses("token")) : null;
+        Sql sql = new Sql(name, text);
+        return prepares.test(sql) ? sql : null;
     }
 
     /** The dead-letter statement as a prepared-once {@link Sql}, or null. */

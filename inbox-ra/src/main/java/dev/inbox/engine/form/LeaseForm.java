@@ -80,21 +80,11 @@ public final class LeaseForm implements Form {
         this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
                 context.clock(), context.listener(), lease);
         this.claimThenAcks = !carryAcks || context.transactional() || style != LeaseStatements.ClaimStyle.RETURNING
-                ? null : chained(context, claim);
+                || context.ackAll() == null ? null
+                : context.optional("lease claim carrying acks", dialect.chain(claim.text(), context.ackAll().text()));
         this.acks = context.transactional() ? null : new AckWriter(
                 context.acks(ack, ackRows, d -> lost(d, "ack"), false), context.connections(), dialect,
                 context.reports(), ackRoom, claimThenAcks != null);
-    }
-
-    /** {@code claim} carrying the acks waiting, where the dialect can and the server prepares it; else null. */
-    private static Sql chained(FormContext context, Sql claim) {
-        Sql ackAll = context.ackAll();
-        String text = ackAll == null ? null : context.dialect().chain(claim.text(), ackAll.text());
-        if (text == null) {
-            return null;
-        }
-        Sql chained = new Sql("lease claim carrying acks", text);
-        return context.prepares().test(chained) ? chained : null;
     }
 
     @Override

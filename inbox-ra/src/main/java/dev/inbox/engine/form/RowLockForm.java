@@ -40,6 +40,11 @@ public final class RowLockForm implements Form {
     private final Sql ack;
     /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
     private final ForRows ackRows;
+    /**
+     * The acks of many rows ({@link Dialect#ackAll}) and the commit of the claim's transaction,
+     * in one round trip ({@link Dialect#withCommit}), where the dialect writes them; else null.
+     */
+    private final Sql acksAndCommit;
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
@@ -59,6 +64,8 @@ public final class RowLockForm implements Form {
         this.stampRows = context.forRows(stamp);
         this.ack = new Sql("ack", statements.ack());
         this.ackRows = context.ackRows(ack);
+        this.acksAndCommit = context.transactional() || context.ackAll() == null ? null
+                : context.optional("acks and commit", dialect.withCommit(context.ackAll().text()));
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -510,7 +517,10 @@ public final class RowLockForm implements Form {
                 return;
             }
             try {
-                if (!acks.isEmpty()) {
+                if (!acks.isEmpty() && acksAndCommit != null && acks.asOneStatement()) {
+                    acks.writeCommitting(connection, acksAndCommit, context.reports());
+                    transaction.commit(); // the statement committed: the driver knows, and sends nothing
+                } else if (!acks.isEmpty()) {
                     acks.write(connection, (c, statements, batch) -> {
                         boolean[] took = batch.run();
                         transaction.commit();
