@@ -218,6 +218,9 @@ class SampleOnLibertyIT {
                     .doesNotContain("SQL");
             // MicroProfile Health: not ready, naming the queue and its table, while the loops still come round.
             await(() -> status(READY) == 503, "/health/ready DOWN while the database is stopped");
+            // Each queue is DOWN once its own claim has failed: another queue's may fail first.
+            await(() -> readyBody().contains("claiming from table refund_jobs"),
+                    "/health/ready naming the refunds queue's failing claims");
             assertThat(server.api().getAt(READY).body()).contains("\"inbox-ready\"", "DOWN",
                     "queue refunds", "claiming from table refund_jobs");
             assertThat(status(LIVE)).as("live: the claim loops come round with back-off").isEqualTo(200);
@@ -233,6 +236,14 @@ class SampleOnLibertyIT {
             }
         }, "a publish accepted again once the database is back");
         await(() -> server.api().body("/refunds").contains("{\"order\":48,"), "the refund handled");
+    }
+
+    private String readyBody() {
+        try {
+            return server.api().getAt(READY).body();
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private int status(String url) {
