@@ -88,46 +88,41 @@ final class AckBatch {
         if (deliveries.isEmpty()) {
             return;
         }
-        List<InFlight> written = deliveries;
-        deliveries = new ArrayList<>();
-        boolean[] took;
-        try {
-            took = written.size() < 2 || ackAll == null && ackRows == null ? batch(connection, commit, written)
-                    : ackAll != null ? commit.run(connection, 1,
-                            () -> Settlements.runAll(statements, connection, ackAll, written, last, dialect))
-                    : rows(connection, commit, written);
-        } catch (SQLException | RuntimeException e) {
-            written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
-            throw e;
-        }
-        report(written, took, reports);
+        writeAll(written -> written.size() < 2 || ackAll == null && ackRows == null
+                ? batch(connection, commit, written)
+                : ackAll != null ? commit.run(connection, 1,
+                        () -> Settlements.runAll(statements, connection, ackAll, written, last, dialect))
+                : rows(connection, commit, written), reports);
     }
 
     /**
-     * True where the acks are one statement ({@link Dialect#ackAll}), which a claim can carry
-     * ({@link Dialect#chain}) and a commit can follow ({@link Dialect#withCommit}).
-     */
-    boolean asOneStatement() {
-        return ackAll != null;
-    }
-
-    /**
-     * Writes the acks with {@code sql}, their one statement followed by the commit of the
-     * transaction they run in ({@link Dialect#withCommit}), and reports each; a failure reports
-     * every ack failed and is thrown. Empty afterwards.
+     * Writes the acks with {@code sql}, their one statement ({@link Dialect#ackAll}) followed by
+     * the commit of the transaction they run in ({@link Dialect#withCommit}), and reports each; a
+     * failure reports every ack failed and is thrown. Empty afterwards.
      */
     void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {
+        writeAll(written -> statements.prepared(connection, sql, ps -> {
+            String[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
+            ps.execute();
+            try (ResultSet rs = ps.getResultSet()) {
+                return Settlements.readAll(rs, ids);
+            }
+        }), reports);
+    }
+
+    /** Writes the acks gathered, which {@code writing} does and tells for each whether it took. */
+    @FunctionalInterface
+    private interface Writing {
+        boolean[] write(List<InFlight> written) throws SQLException;
+    }
+
+    /** Takes the acks gathered, writes them and reports each; a failure reports every ack failed and is thrown. */
+    private void writeAll(Writing writing, Reports reports) throws SQLException {
         List<InFlight> written = deliveries;
         deliveries = new ArrayList<>();
         boolean[] took;
         try {
-            took = statements.prepared(connection, sql, ps -> {
-                String[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
-                ps.execute();
-                try (ResultSet rs = ps.getResultSet()) {
-                    return Settlements.readAll(rs, ids);
-                }
-            });
+            took = writing.write(written);
         } catch (SQLException | RuntimeException e) {
             written.forEach(delivery -> reports.failed(delivery, Outcome.ack(), e));
             throw e;
@@ -145,9 +140,7 @@ final class AckBatch {
      * statement: settled where it returned the row, else lost. Empty afterwards.
      */
     void carried(ResultSet rs, String[] ids, Reports reports) throws SQLException {
-        List<InFlight> written = deliveries;
-        deliveries = new ArrayList<>();
-        report(written, Settlements.readAll(rs, ids), reports);
+        writeAll(written -> Settlements.readAll(rs, ids), reports);
     }
 
     private void report(List<InFlight> written, boolean[] took, Reports reports) {

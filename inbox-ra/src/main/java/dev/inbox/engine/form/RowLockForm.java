@@ -517,7 +517,7 @@ public final class RowLockForm implements Form {
                 return;
             }
             try {
-                if (!acks.isEmpty() && acksAndCommit != null && acks.asOneStatement()) {
+                if (!acks.isEmpty() && acksAndCommit != null) {
                     acks.writeCommitting(connection, acksAndCommit, context.reports());
                     transaction.commit(); // the statement committed: the driver knows, and sends nothing
                 } else if (!acks.isEmpty()) {
