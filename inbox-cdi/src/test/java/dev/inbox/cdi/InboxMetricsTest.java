@@ -78,6 +78,13 @@ class InboxMetricsTest {
         publisher.publish(new Work(4), PublishOptions.NONE.delay(Duration.ofHours(1)));
         InboxTestKit.await(() -> sum(reader.collectAllMetrics(), "inbox.jobs.handled", Map.of()) == 3,
                 Duration.ofSeconds(20), () -> "handled: " + reader.collectAllMetrics());
+        // A job counts as handled once its settlement is done or handed to the ack writer; the gauges,
+        // which count the table's rows beside the deliveries still in work, agree once the rows are
+        // written and the workers have let go of them.
+        InboxTestKit.await(() -> {
+            Collection<MetricData> now = reader.collectAllMetrics();
+            return gauge(now, "inbox.queue.jobs", "in_work") == 0 && gauge(now, "inbox.queue.jobs", "scheduled") == 1;
+        }, Duration.ofSeconds(20), () -> "gauges: " + reader.collectAllMetrics());
 
         Collection<MetricData> all = reader.collectAllMetrics();
         assertThat(metric(all, "messaging.client.sent.messages").getUnit()).isEqualTo("{message}");
