@@ -195,7 +195,7 @@ final class BrokerOpener {
                 engine.transactions(), table.shape(), sql -> preparesOrSays(connection, queue, sql));
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
-                    2 * (settings.workers() + settings.batchSize()), settings.workers() > 1);
+                    2 * (settings.workers() + settings.batchSize()), true);
             case ROW_LOCK -> new RowLockForm(context, dialect.rowLock(table.shape()));
             case ADVISORY -> new AdvisoryForm(context, dialect.advisory(table.shape()), database.identity());
         };

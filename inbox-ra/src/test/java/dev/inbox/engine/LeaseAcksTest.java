@@ -3,11 +3,17 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.Outcome;
+import dev.inbox.Subscription;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.FormContext;
 import dev.inbox.engine.form.LeaseForm;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
+import dev.inbox.testkit.InboxTestKit;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -17,6 +23,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -145,6 +152,63 @@ class LeaseAcksTest {
         assertThat(db.count(TABLE)).isEqualTo(3);
         form.stop();
         assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /**
+     * A lone worker claims once it has worked the rows waiting, and that claim carries their acks:
+     * one round trip for the next rows and the last ones' acks, where a plain loop makes two.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = "POSTGRES")
+    void aLoneWorkersClaimCarriesTheAcksOfTheRowsItWorked(TestDatabase db) throws Exception {
+        db.createLeaseTable(TABLE);
+        insert(db, 320);
+        AtomicInteger carrying = new AtomicInteger();
+        DataSource counting = executionsOf(db.dataSource(), "; BEGIN; COMMIT; ", carrying);
+        InboxBroker broker = InboxBroker.fromDataSource(counting).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("acks", Job.leaseTable(TABLE), Job.class, (job, d) -> Outcome.ack())
+                        .workers(1).batchSize(16).prefetch(32))
+                .connect();
+        try {
+            InboxTestKit.await(() -> db.count(TABLE) == 0, Duration.ofSeconds(30), () -> db.count(TABLE) + " left");
+        } finally {
+            broker.shutdown();
+        }
+        assertThat(carrying.get()).as("claims that carried acks, of about 20").isPositive();
+    }
+
+    /** {@code source}, counting in {@code executed} the executions of statements whose text holds {@code marker}. */
+    private static DataSource executionsOf(DataSource source, String marker, AtomicInteger executed) {
+        return proxy(DataSource.class, source, (method, args, result) -> result instanceof Connection connection
+                ? proxy(Connection.class, connection, (m, a, prepared) -> m.getName().equals("prepareStatement")
+                        && ((String) a[0]).contains(marker)
+                        ? proxy(PreparedStatement.class, (PreparedStatement) prepared, (e, b, r) -> {
+                            if (e.getName().startsWith("execute")) {
+                                executed.incrementAndGet();
+                            }
+                            return r;
+                        })
+                        : prepared)
+                : result);
+    }
+
+    /** What to return for a call of {@code method} that returned {@code result}. */
+    @FunctionalInterface
+    private interface AfterCall {
+        Object after(Method method, Object[] args, Object result) throws Exception;
+    }
+
+    private static <T> T proxy(Class<T> type, T target, AfterCall after) {
+        return type.cast(Proxy.newProxyInstance(LeaseAcksTest.class.getClassLoader(), new Class<?>[] {type},
+                (self, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    return after.after(method, args, result);
+                }));
     }
 
     private static void ack(InFlight delivery) {
