@@ -36,6 +36,8 @@ public final class LeaseForm implements Form {
      * where the dialect chains statements and acks many rows in one ({@link Dialect#ackAll}); else null.
      */
     private final Sql claimThenAcks;
+    /** True where a claim's transaction also writes the acks waiting (one writer at a time: SQLite). */
+    private final boolean acksInClaim;
     private final Sql stamp;
     /** The stamp of a list of rows in one statement, where the dialect writes it; else null. */
     private final ForRows stampRows;
@@ -60,7 +62,9 @@ public final class LeaseForm implements Form {
      *                  false, the writer writes every ack (its own tests). A lone worker claiming once
      *                  it has worked its rows carries their acks too: one round trip for the claim and
      *                  the acks where a plain loop makes two (PostgreSQL, batches of 16: 0.8 of the CPU
-     *                  per job of the writer writing them, jobs per second the same).
+     *                  per job of the writer writing them, jobs per second the same). Where the
+     *                  database takes one writer at a time (SQLite) the claim's transaction writes them
+     *                  instead: one commit for both, and no writer waiting on the other's lock.
      */
     public LeaseForm(FormContext context, LeaseStatements statements, Duration lease, int ackRoom, boolean carryAcks) {
         this.context = context;
@@ -83,9 +87,13 @@ public final class LeaseForm implements Form {
         this.claimThenAcks = !carryAcks || context.transactional() || style != LeaseStatements.ClaimStyle.RETURNING
                 || context.ackAll() == null ? null
                 : context.optional("lease claim carrying acks", dialect.chain(claim.text(), context.ackAll().text()));
+        // Where the database takes one writer at a time (SQLite), the claim's own transaction takes the
+        // acks waiting: one commit, and no other writer's lock to wait on.
+        this.acksInClaim = carryAcks && claimThenAcks == null && !context.transactional()
+                && style == LeaseStatements.ClaimStyle.RETURNING && dialect.writeLocksDatabase();
         this.acks = context.transactional() ? null : new AckWriter(
                 context.acks(ack, ackRows, d -> lost(d, "ack"), false), context.connections(), dialect,
-                context.reports(), ackRoom, claimThenAcks != null);
+                context.reports(), ackRoom, claimThenAcks != null || acksInClaim);
     }
 
     @Override
@@ -157,9 +165,10 @@ public final class LeaseForm implements Form {
         // Due rows are judged by "now" as stored (rounded down), the expiry from the exact instant (rounded up).
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
-        AckBatch carried = claimThenAcks == null ? null : acks.takeForClaim();
+        AckBatch carried = claimThenAcks == null && !acksInClaim ? null : acks.takeForClaim();
         if (carried != null) {
-            return claimCarrying(carried, at, expiry, limit);
+            return acksInClaim ? claimCommittingAcks(carried, at, expiry, limit)
+                    : claimCarrying(carried, at, expiry, limit);
         }
         // RETURNING: one statement in autocommit leases, counts the attempt and commits at once.
         return context.connections().use(connection -> style == LeaseStatements.ClaimStyle.RETURNING
@@ -206,6 +215,33 @@ public final class LeaseForm implements Form {
             }
             throw e;
         }
+    }
+
+    /**
+     * The acks {@code carried}, then the claim, in one transaction: the acks are reported once it
+     * commits. A claim that fails leaves the acks to commit and is thrown after; a commit that fails
+     * fails the acks, and the claim's leases roll back with them.
+     */
+    private List<InFlight> claimCommittingAcks(AckBatch carried, Instant now, Instant expiry, int limit)
+            throws SQLException {
+        List<InFlight> rows = new ArrayList<>();
+        SQLException[] claimFailed = new SQLException[1];
+        context.connections().use(connection -> {
+            carried.write(connection, (c, statements, batch) -> Transactions.run(c, dialect, -1, () -> {
+                boolean[] took = batch.run();
+                try {
+                    rows.addAll(readClaim(c, now, expiry, limit));
+                } catch (SQLException e) {
+                    claimFailed[0] = e;
+                }
+                return took;
+            }), context.reports());
+            return null;
+        });
+        if (claimFailed[0] != null) {
+            throw claimFailed[0];
+        }
+        return rows;
     }
 
     /** Runs the claim statement and reads its rows, each leased until {@code expiry}. */
