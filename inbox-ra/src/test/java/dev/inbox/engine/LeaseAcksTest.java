@@ -11,8 +11,6 @@ import dev.inbox.engine.form.LeaseForm;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import dev.inbox.testkit.InboxTestKit;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -165,7 +163,8 @@ class LeaseAcksTest {
         db.createLeaseTable(TABLE);
         Dialect dialect = db.dialect();
         AtomicBoolean claimsFail = new AtomicBoolean();
-        CountingSource source = new CountingSource(() -> refusingClaims(db.dataSource().getConnection(), claimsFail));
+        CountingSource source = new CountingSource(() -> RefusingConnection.of(db.dataSource().getConnection(),
+                claimsFail::get, sql -> sql.contains("RETURNING"), "claim refused"));
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "integer"));
         String ackAll = dialect.ackAll(shape, true);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
@@ -193,22 +192,6 @@ class LeaseAcksTest {
                 .isInstanceOf(SQLException.class).hasMessageContaining("claim refused");
         assertThat(reports).containsExactly(claimed.get(2).id() + " acked on " + here);
         assertThat(db.count(TABLE)).isEqualTo(3);
-    }
-
-    /** {@code connection}, on which preparing a claim (an update returning rows) fails while {@code refuse} is set. */
-    private static Connection refusingClaims(Connection connection, AtomicBoolean refuse) {
-        return (Connection) Proxy.newProxyInstance(LeaseAcksTest.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    if (refuse.get() && method.getName().equals("prepareStatement")
-                            && ((String) args[0]).contains("RETURNING")) {
-                        throw new SQLException("claim refused");
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
     }
 
     /**

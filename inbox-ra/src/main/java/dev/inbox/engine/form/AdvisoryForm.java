@@ -6,6 +6,7 @@ import dev.inbox.Outcome;
 import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
+import dev.inbox.engine.Threads;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Dialect;
 import java.lang.System.Logger.Level;
@@ -13,8 +14,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,9 +33,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * settlement releases its row's lock, but for an ack outside a delivery transaction: the row stays
  * locked, and the acks of a claim's rows are written in one batch when its last delivery is done,
  * after which the session gives up all its locks (a crash before then brings those rows back, as
- * it does rows in work). A crashed process's locks end with its session. Shutdown writes the acks
- * put off and releases the locks of deliveries in work: their settlements then fail with
- * {@code CLOSED} and their rows are back.
+ * it does rows in work). Where the locks are the process's and the database takes one writer at a
+ * time (SQLite), the acks instead wait, rows still locked, for the next claim, whose count of
+ * attempts commits them ({@link ParkedAcks}). A crashed process's locks end with its session.
+ * Shutdown writes the acks put off and releases the locks of deliveries in work: their
+ * settlements then fail with {@code CLOSED} and their rows are back.
  */
 public final class AdvisoryForm implements Form {
     private static final System.Logger LOG = System.getLogger(AdvisoryForm.class.getName());
@@ -55,6 +60,11 @@ public final class AdvisoryForm implements Form {
     private final Sql drop;
     private final Sql deadLetter;
     private final ClaimedRows claimed;
+    /**
+     * Where the database takes one writer at a time and the locks are this process's (SQLite): the
+     * acks of claims done, written by the next claim with its count of attempts; else null.
+     */
+    private final ParkedAcks parked;
     private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
 
     /** @param lockScope names the database, so in-process locks of two databases never meet */
@@ -75,7 +85,15 @@ public final class AdvisoryForm implements Form {
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
         this.claimed = context.rows();
+        this.parked = locks instanceof ProcessLocks processLocks && dialect.writeLocksDatabase() && count != null
+                && !context.transactional()
+                ? new ParkedAcks(context, context.acks(ack, ackRows, d -> lost(d, "ack"), false), processLocks,
+                        PARKED_ROOM)
+                : null;
     }
+
+    /** How many acks may wait for a claim to write them before a worker writes them itself. */
+    static final int PARKED_ROOM = 256;
 
     /** How many times a claim whose locked candidates were all gone reads candidates again. */
     static final int TAKE_ROUNDS = 4;
@@ -109,8 +127,21 @@ public final class AdvisoryForm implements Form {
 
     @Override
     public int connections(int workers, int claimLoops) {
-        // A lock session per claim, and a transactional delivery's own transaction beside its session.
-        return workers + 1 + (context.transactional() ? workers : 0);
+        // A lock session per claim, a transactional delivery's own transaction beside its session,
+        // and the writer of acks no claim took.
+        return workers + 1 + (context.transactional() ? workers : 0) + (parked != null ? 1 : 0);
+    }
+
+    @Override
+    public void start(Threads threads, String name, Collection<InFlight> inWork) {
+        if (parked != null) {
+            parked.start(threads, name + "-acks");
+        }
+    }
+
+    @Override
+    public boolean close(Duration wait) throws InterruptedException {
+        return parked == null || parked.close(wait);
     }
 
     @Override
@@ -146,7 +177,7 @@ public final class AdvisoryForm implements Form {
      * rows held here a claim's scan must read.
      */
     private int heldHere() {
-        int held = 0;
+        int held = parked == null ? 0 : parked.held();
         for (Session session : sessions) {
             held += session.keys.size() + session.heldAside.size();
         }
@@ -199,26 +230,78 @@ public final class AdvisoryForm implements Form {
         }
     }
 
-    /** Counts the attempt of each row taken, in one batch, while their locks are held. */
+    /**
+     * Counts the attempt of each row taken, in one batch, while their locks are held; where acks
+     * are parked, writes those waiting in the same transaction.
+     */
     private void countAttempts(Connection connection, List<InFlight> rows) throws SQLException {
         if (count == null || rows.isEmpty()) {
             return;
         }
-        if (rows.size() > 1 && countRows != null) {
-            // One statement commits alone: no transaction around it.
-            context.connections().write(() -> countRows.run(context.connections(), connection, rows, dialect,
-                    (sql, ps) -> { }));
+        AckBatch carried = parked == null ? null : parked.take();
+        if (carried != null) {
+            countCarrying(connection, rows, carried);
             return;
         }
-        context.connections().write(() -> Transactions.inOneCommit(connection, dialect, rows.size(),
-                () -> context.connections().prepared(connection, count, ps -> {
-                    for (InFlight row : rows) {
-                        count.set(ps, "id", row.id());
-                        ps.addBatch();
+        countAlone(connection, rows);
+    }
+
+    /** Counts the attempts of {@code rows} in a commit of their own. */
+    private void countAlone(Connection connection, List<InFlight> rows) throws SQLException {
+        // One statement commits alone: no transaction around it.
+        context.connections().write(() -> Transactions.inOneCommit(connection, dialect,
+                rows.size() > 1 && countRows != null ? 1 : rows.size(), () -> count(connection, rows)));
+    }
+
+    /**
+     * The acks {@code carried}, then the count of the claim's rows, in one transaction: the acks are
+     * reported once it commits. A count that fails leaves the acks to commit and is thrown after;
+     * acks that fail are reported so (their rows come back) and the count runs alone.
+     */
+    private void countCarrying(Connection connection, List<InFlight> rows, AckBatch carried) throws SQLException {
+        SQLException[] countFailed = new SQLException[1];
+        boolean counted = false;
+        try {
+            context.connections().write(() -> {
+                carried.write(connection, (c, statements, batch) -> Transactions.run(c, dialect, -1, () -> {
+                    boolean[] took = batch.run();
+                    try {
+                        count(c, rows);
+                    } catch (SQLException e) {
+                        countFailed[0] = e;
                     }
-                    ps.executeBatch();
-                    return null;
-                })));
+                    return took;
+                }), parked.reports());
+                return null;
+            });
+            counted = countFailed[0] == null;
+        } catch (SQLException | RuntimeException e) {
+            if (!carried.isEmpty()) {
+                parked.notWritten(carried, e); // the turn to write never came
+            }
+        }
+        if (countFailed[0] != null) {
+            throw countFailed[0];
+        }
+        if (!counted) {
+            countAlone(connection, rows);
+        }
+    }
+
+    /** Counts the attempts of {@code rows}: one statement for the list where the dialect writes it, else a batch. */
+    private Void count(Connection connection, List<InFlight> rows) throws SQLException {
+        if (rows.size() > 1 && countRows != null) {
+            countRows.run(context.connections(), connection, rows, dialect, (sql, ps) -> { });
+            return null;
+        }
+        return context.connections().prepared(connection, count, ps -> {
+            for (InFlight row : rows) {
+                count.set(ps, "id", row.id());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+            return null;
+        });
     }
 
     private InboxException lost(InFlight delivery, String settlement) {
@@ -276,16 +359,25 @@ public final class AdvisoryForm implements Form {
         }
 
         @Override
-        public synchronized void ack(InFlight delivery, Instant now) {
-            // Keeps the row locked until the claim's last delivery is done, and then writes the claim's acks.
-            String key = keys.remove(delivery);
-            if (key == null) {
-                context.reports().lost(delivery, Outcome.ack(), released(delivery));
-                return;
+        public void ack(InFlight delivery, Instant now) {
+            String key;
+            synchronized (this) {
+                key = keys.remove(delivery);
+                if (key == null) {
+                    context.reports().lost(delivery, Outcome.ack(), released(delivery));
+                    return;
+                }
+                if (parked == null) {
+                    // Keeps the row locked until the claim's last delivery is done, and then writes the claim's acks.
+                    heldAside.add(key);
+                    acks.add(delivery, now);
+                    closeWhenDone();
+                    return;
+                }
+                closeWhenDone();
             }
-            heldAside.add(key);
-            acks.add(delivery, now);
-            closeWhenDone();
+            // Outside the session's monitor: a full room writes the acks waiting here.
+            parked.park(delivery, key, now);
         }
 
         @Override

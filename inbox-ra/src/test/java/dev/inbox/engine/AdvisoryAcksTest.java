@@ -1,0 +1,142 @@
+package dev.inbox.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.ClaimForm;
+import dev.inbox.engine.form.AdvisoryForm;
+import dev.inbox.engine.form.ConnectionSource;
+import dev.inbox.engine.form.FormContext;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Where the database takes one writer at a time and the advisory locks are the process's (SQLite),
+ * the acks of a claim's rows wait, still locked, for the next claim, whose count of attempts
+ * commits them: one commit where two were.
+ */
+class AdvisoryAcksTest {
+    private static final TestTable TABLE = TestTable.of("adv_acks_jobs", ClaimForm.ADVISORY, TestTable.Feature.ATTEMPT);
+
+    private final RecordedReports reports = new RecordedReports();
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = "SQLITE")
+    void acksWaitLockedForTheNextClaimWhichCommitsThemWithItsCountOfAttempts(TestDatabase db) throws Exception {
+        TABLE.create(db);
+        Dialect dialect = db.dialect();
+        AtomicBoolean acksFail = new AtomicBoolean();
+        AtomicInteger opened = new AtomicInteger();
+        ConnectionSource source = () -> {
+            opened.incrementAndGet();
+            return RefusingConnection.of(db.dataSource().getConnection(), acksFail::get,
+                    sql -> sql.startsWith("DELETE"), "ack refused");
+        };
+        TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
+        FormContext context = new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(),
+                new BrokerListener() {}, reports, null, null, true, new ObjectMapper(), false,
+                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(shape), "advisory-acks-test");
+        insert(db, 4);
+        String here = Thread.currentThread().getName();
+
+        List<InFlight> first = form.claim(Instant.now(), 2);
+        assertThat(first).hasSize(2);
+        first.forEach(AdvisoryAcksTest::ack); // the writer is not running (nor its timer): the acks wait
+        assertThat(db.count(TABLE.name())).isEqualTo(4);
+        assertThat(reports.lines).isEmpty();
+
+        int openedBefore = opened.get();
+        List<InFlight> second = form.claim(Instant.now(), 4);
+        assertThat(second).as("the rows acked stay locked until written").hasSize(2)
+                .extracting(InFlight::id).doesNotContainAnyElementsOf(ids(first));
+        assertThat(opened.get() - openedBefore).as("the acks and the claim on the claim's session").isEqualTo(1);
+        assertThat(reports.lines).containsExactlyInAnyOrder(first.get(0).id() + " acked on " + here,
+                first.get(1).id() + " acked on " + here);
+        assertThat(db.count(TABLE.name())).isEqualTo(2);
+        // The column starts at 1, and a claim counts one.
+        assertThat(attempts(db)).as("the second claim's attempts counted")
+                .isEqualTo(Map.of(number(second.get(0).id()), 2, number(second.get(1).id()), 2));
+
+        // An ack that fails is reported so and its row's lock goes: the row comes back. The claim
+        // that carried it counts its own rows all the same.
+        reports.lines.clear();
+        acksFail.set(true);
+        ack(second.get(0));
+        insert(db, 1);
+        List<InFlight> third = form.claim(Instant.now(), 4);
+        assertThat(third).hasSize(1).extracting(InFlight::id).doesNotContainAnyElementsOf(ids(second));
+        assertThat(reports.lines).singleElement().asString().startsWith(second.get(0).id() + " failed: ")
+                .contains("ack refused");
+        acksFail.set(false);
+        List<InFlight> back = form.claim(Instant.now(), 4);
+        assertThat(back).extracting(InFlight::id).containsExactly(second.get(0).id());
+
+        // No claim comes: the writer writes the acks once they have waited.
+        form.start(Threads.platform(), "adv", List.of());
+        reports.lines.clear();
+        ack(second.get(1));
+        ack(third.get(0));
+        ack(back.get(0));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (reports.lines.size() < 3 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertThat(reports.lines).containsExactlyInAnyOrder(second.get(1).id() + " acked on adv-acks",
+                third.get(0).id() + " acked on adv-acks", back.get(0).id() + " acked on adv-acks");
+        assertThat(db.count(TABLE.name())).isZero();
+        form.stop();
+        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    private static List<Object> ids(List<InFlight> rows) {
+        return rows.stream().map(InFlight::id).toList();
+    }
+
+    private static long number(Object id) {
+        return ((Number) id).longValue();
+    }
+
+    /** The attempt column of each row left, by id. */
+    private static Map<Long, Integer> attempts(TestDatabase db) throws SQLException {
+        Map<Long, Integer> attempts = new java.util.HashMap<>();
+        try (Connection c = db.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT id, attempt FROM " + TABLE.name());
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                attempts.put(rs.getLong(1), rs.getInt(2));
+            }
+        }
+        return attempts;
+    }
+
+    private static void ack(InFlight delivery) {
+        synchronized (delivery) {
+            delivery.markSettled();
+        }
+        delivery.claim().ack(delivery, Instant.now());
+    }
+
+    private static void insert(TestDatabase db, int rows) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE.name() + " (payload) VALUES (?)")) {
+            for (int i = 0; i < rows; i++) {
+                ps.setBytes(1, ("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                ps.executeUpdate();
+            }
+        }
+    }
+}
