@@ -115,6 +115,12 @@ public final class AdvisoryForm implements Form {
         return context.transactions().boundToThread();
     }
 
+    /** Where its claim writes the acks of the rows it worked (parked), as a plain loop's would. */
+    @Override
+    public boolean loneWorkerClaimsWhenDry() {
+        return parked != null;
+    }
+
     @Override
     public int rowsPerClaim(int batchSize) {
         return batchSize;
@@ -148,18 +154,13 @@ public final class AdvisoryForm implements Form {
     public List<InFlight> claim(Instant now, int limit) throws SQLException {
         Session session = new Session(context.connections().open());
         try {
-            List<InFlight> rows = new ArrayList<>();
-            // A candidate read just before its settlement committed elsewhere (often this process's
-            // own ack, releasing its lock as the next claim runs) is gone when taken; a claim whose
-            // candidates were all gone looks again at once rather than leave due rows to the poll.
-            for (int round = 0; round < TAKE_ROUNDS && rows.isEmpty(); round++) {
-                Map<Object, String> due = locks.lockDue(session.connection, now, limit, heldHere());
-                if (due.isEmpty()) {
-                    break;
-                }
-                takeEach(session, due, now, rows);
+            List<InFlight> rows;
+            if (parked != null) {
+                rows = claimInOneCommit(session, now, limit);
+            } else {
+                rows = lockAndTake(session, now, limit);
+                countAttempts(session.connection, rows);
             }
-            countAttempts(session.connection, rows);
             if (rows.isEmpty()) {
                 session.close();
             } else {
@@ -170,6 +171,22 @@ public final class AdvisoryForm implements Form {
             session.abandon();
             throw e;
         }
+    }
+
+    /** Locks due rows, up to {@code limit}, and reads each again under its lock. */
+    private List<InFlight> lockAndTake(Session session, Instant now, int limit) throws SQLException {
+        List<InFlight> rows = new ArrayList<>();
+        // A candidate read just before its settlement committed elsewhere (often this process's
+        // own ack, releasing its lock as the next claim runs) is gone when taken; a claim whose
+        // candidates were all gone looks again at once rather than leave due rows to the poll.
+        for (int round = 0; round < TAKE_ROUNDS && rows.isEmpty(); round++) {
+            Map<Object, String> due = locks.lockDue(session.connection, now, limit, heldHere());
+            if (due.isEmpty()) {
+                break;
+            }
+            takeEach(session, due, now, rows);
+        }
+        return rows;
     }
 
     /**
@@ -230,62 +247,68 @@ public final class AdvisoryForm implements Form {
         }
     }
 
-    /**
-     * Counts the attempt of each row taken, in one batch, while their locks are held; where acks
-     * are parked, writes those waiting in the same transaction.
-     */
+    /** Counts the attempt of each row taken, in one batch, while their locks are held. */
     private void countAttempts(Connection connection, List<InFlight> rows) throws SQLException {
         if (count == null || rows.isEmpty()) {
             return;
         }
-        AckBatch carried = parked == null ? null : parked.take();
-        if (carried != null) {
-            countCarrying(connection, rows, carried);
-            return;
-        }
-        countAlone(connection, rows);
-    }
-
-    /** Counts the attempts of {@code rows} in a commit of their own. */
-    private void countAlone(Connection connection, List<InFlight> rows) throws SQLException {
         // One statement commits alone: no transaction around it.
         context.connections().write(() -> Transactions.inOneCommit(connection, dialect,
                 rows.size() > 1 && countRows != null ? 1 : rows.size(), () -> count(connection, rows)));
     }
 
     /**
-     * The acks {@code carried}, then the count of the claim's rows, in one transaction: the acks are
-     * reported once it commits. A count that fails leaves the acks to commit and is thrown after;
-     * acks that fail are reported so (their rows come back) and the count runs alone.
+     * Where acks are parked (SQLite): one transaction, the writers' turn taken at its start, writes
+     * the acks waiting, then locks and reads the claim's rows and counts their attempts; one commit
+     * (and one sync) for all, where reads and writes of their own took three. The acks are reported
+     * once it commits. A claim that fails leaves the acks to commit and is thrown after; acks that
+     * fail are reported so, their rows come back, and the claim fails with them.
      */
-    private void countCarrying(Connection connection, List<InFlight> rows, AckBatch carried) throws SQLException {
-        SQLException[] countFailed = new SQLException[1];
-        boolean counted = false;
+    private List<InFlight> claimInOneCommit(Session session, Instant now, int limit) throws SQLException {
+        Connection connection = session.connection;
+        AckBatch carried = parked.take();
+        List<InFlight> rows = new ArrayList<>();
+        boolean[] taken = new boolean[1];
+        SQLException[] claimFailed = new SQLException[1];
+        Transactions.Work<boolean[]> claim = () -> {
+            try {
+                if (!taken[0]) { // once: a batch of acks run again (one row missed) runs the claim again
+                    taken[0] = true;
+                    rows.addAll(lockAndTake(session, now, limit));
+                }
+                if (!rows.isEmpty()) {
+                    count(connection, rows);
+                }
+            } catch (SQLException e) {
+                claimFailed[0] = e;
+            }
+            return null;
+        };
         try {
             context.connections().write(() -> {
+                if (carried == null) {
+                    return Transactions.run(connection, dialect, -1, claim);
+                }
                 carried.write(connection, (c, statements, batch) -> Transactions.run(c, dialect, -1, () -> {
                     boolean[] took = batch.run();
-                    try {
-                        count(c, rows);
-                    } catch (SQLException e) {
-                        countFailed[0] = e;
-                    }
+                    claim.run();
                     return took;
                 }), parked.reports());
                 return null;
             });
-            counted = countFailed[0] == null;
         } catch (SQLException | RuntimeException e) {
-            if (!carried.isEmpty()) {
+            if (carried != null && !carried.isEmpty()) {
                 parked.notWritten(carried, e); // the turn to write never came
             }
+            if (claimFailed[0] != null) {
+                e.addSuppressed(claimFailed[0]);
+            }
+            throw e;
         }
-        if (countFailed[0] != null) {
-            throw countFailed[0];
+        if (claimFailed[0] != null) {
+            throw claimFailed[0];
         }
-        if (!counted) {
-            countAlone(connection, rows);
-        }
+        return rows;
     }
 
     /** Counts the attempts of {@code rows}: one statement for the list where the dialect writes it, else a batch. */

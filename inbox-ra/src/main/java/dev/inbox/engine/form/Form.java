@@ -48,8 +48,9 @@ public interface Form {
      * True when a lone worker claims for itself once it has worked the rows waiting, as a plain
      * loop does, instead of a claim loop claiming the next rows on a thread of its own while the
      * worker works: the loop's wake and wait are two context switches a claim. Measured faster and
-     * cheaper for the lease form, whose claim holds nothing open; the row lock and advisory forms
-     * drained slower so (inbox-bench's SideBySide, one worker, batches of 16).
+     * cheaper for the lease form, whose claim holds nothing open, and for the advisory form on
+     * SQLite, whose claim commits the acks of the rows worked; the row lock form and the advisory
+     * form elsewhere drained slower so (inbox-bench's SideBySide, one worker, batches of 16).
      */
     default boolean loneWorkerClaimsWhenDry() {
         return false;
