@@ -163,8 +163,14 @@ class LeaseAcksTest {
         db.createLeaseTable(TABLE);
         Dialect dialect = db.dialect();
         AtomicBoolean claimsFail = new AtomicBoolean();
-        CountingSource source = new CountingSource(() -> RefusingConnection.of(db.dataSource().getConnection(),
-                claimsFail::get, sql -> sql.contains("RETURNING"), "claim refused"));
+        AtomicBoolean opensFail = new AtomicBoolean();
+        CountingSource source = new CountingSource(() -> {
+            if (opensFail.get()) {
+                throw new SQLException("no connection");
+            }
+            return RefusingConnection.of(db.dataSource().getConnection(), claimsFail::get,
+                    sql -> sql.contains("RETURNING"), "claim refused");
+        });
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "integer"));
         String ackAll = dialect.ackAll(shape, true);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
@@ -192,6 +198,17 @@ class LeaseAcksTest {
                 .isInstanceOf(SQLException.class).hasMessageContaining("claim refused");
         assertThat(reports).containsExactly(claimed.get(2).id() + " acked on " + here);
         assertThat(db.count(TABLE)).isEqualTo(3);
+
+        // No connection for the claim: its acks are not dropped unreported, but go to the writer
+        // (which finds no connection either, and reports them failed).
+        reports.clear();
+        claimsFail.set(false);
+        ack(claimed.get(3));
+        opensFail.set(true);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), 1))
+                .isInstanceOf(SQLException.class).hasMessageContaining("no connection");
+        assertThat(reports).singleElement().asString().startsWith(claimed.get(3).id() + " failed: ")
+                .contains("no connection");
     }
 
     /**

@@ -220,24 +220,32 @@ public final class LeaseForm implements Form {
     /**
      * The acks {@code carried}, then the claim, in one transaction: the acks are reported once it
      * commits. A claim that fails leaves the acks to commit and is thrown after; a commit that fails
-     * fails the acks, and the claim's leases roll back with them.
+     * fails the acks, and the claim's leases roll back with them. Where no connection came, the
+     * acks go to the writer.
      */
     private List<InFlight> claimCommittingAcks(AckBatch carried, Instant now, Instant expiry, int limit)
             throws SQLException {
         List<InFlight> rows = new ArrayList<>();
         SQLException[] claimFailed = new SQLException[1];
-        context.connections().use(connection -> {
-            carried.write(connection, (c, statements, batch) -> Transactions.run(c, dialect, -1, () -> {
-                boolean[] took = batch.run();
-                try {
-                    rows.addAll(readClaim(c, now, expiry, limit));
-                } catch (SQLException e) {
-                    claimFailed[0] = e;
-                }
-                return took;
-            }), context.reports());
-            return null;
-        });
+        try {
+            context.connections().use(connection -> {
+                carried.write(connection, (c, statements, batch) -> Transactions.run(c, dialect, -1, () -> {
+                    boolean[] took = batch.run();
+                    try {
+                        rows.addAll(readClaim(c, now, expiry, limit));
+                    } catch (SQLException e) {
+                        claimFailed[0] = e;
+                    }
+                    return took;
+                }), context.reports());
+                return null;
+            });
+        } catch (SQLException | RuntimeException e) {
+            if (!carried.isEmpty()) {
+                acks.notCarried(carried, e); // never written: no connection came
+            }
+            throw e;
+        }
         if (claimFailed[0] != null) {
             throw claimFailed[0];
         }
