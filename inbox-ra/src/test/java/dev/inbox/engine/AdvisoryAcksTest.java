@@ -7,6 +7,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.engine.form.AdvisoryForm;
 import dev.inbox.engine.form.ConnectionSource;
 import dev.inbox.engine.form.FormContext;
+import dev.inbox.engine.form.HandlerTransaction;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Where the database takes one writer at a time and the advisory locks are the process's (SQLite),
  * the acks of a claim's rows wait, still locked, for the next claim, whose count of attempts
- * commits them: one commit where two were.
+ * commits them: one commit where two were. Everywhere, the locks of acked rows go together.
  */
 class AdvisoryAcksTest {
     private static final TestTable TABLE = TestTable.of("adv_acks_jobs", ClaimForm.ADVISORY, TestTable.Feature.ATTEMPT);
@@ -101,6 +102,57 @@ class AdvisoryAcksTest {
         assertThat(db.count(TABLE.name())).isZero();
         form.stop();
         assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /**
+     * A transactional delivery's ack commits with its transaction; its row's lock then goes with the
+     * claim's others once the claim's last delivery is done, one round trip on the claim's session.
+     * Released one by one, the deliveries of a claim took turns on that session, a round trip each:
+     * transactional advisory drains at batch 256 stayed near 4,400 jobs per second on PostgreSQL and
+     * MariaDB, at 4 and at 16 workers.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = "POSTGRES")
+    void aCommittedDeliverysLockGoesWithTheClaimsOthers(TestDatabase db) throws Exception {
+        TABLE.create(db);
+        Dialect dialect = db.dialect();
+        ConnectionSource source = () -> db.dataSource().getConnection();
+        TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
+        FormContext context = new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(),
+                new BrokerListener() {}, reports, null, null, true, new ObjectMapper(), true,
+                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(shape), "advisory-acks-test");
+        insert(db, 3);
+
+        List<InFlight> claimed = form.claim(Instant.now(), 3);
+        assertThat(claimed).hasSize(3);
+        assertThat(advisoryLocks(db)).isEqualTo(3);
+        for (InFlight delivery : claimed.subList(0, 2)) {
+            HandlerTransaction transaction = delivery.claim().begin(delivery, context.transactions());
+            transaction.commitAck(Instant.now());
+            transaction.close();
+        }
+        assertThat(db.count(TABLE.name())).as("two acks committed").isEqualTo(1);
+        assertThat(advisoryLocks(db)).as("their locks kept for the claim's last delivery").isEqualTo(3);
+
+        HandlerTransaction last = claimed.get(2).claim().begin(claimed.get(2), context.transactions());
+        last.commitAck(Instant.now());
+        last.close();
+        assertThat(db.count(TABLE.name())).isZero();
+        assertThat(advisoryLocks(db)).as("all three released together").isZero();
+        form.stop();
+        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /** The advisory locks held in this database, by every session (the tests run one at a time). */
+    private static long advisoryLocks(TestDatabase db) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static List<Object> ids(List<InFlight> rows) {

@@ -30,9 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The advisory lock form. A claim takes a lock on each row's 64-bit key on one session it keeps
  * while the rows' handlers run ({@link AdvisoryLocks}: on the server, or in the process); nothing
  * is written to hold the rows. The attempts of a claim's rows are counted in one batch. A
- * settlement releases its row's lock, but for an ack outside a delivery transaction: the row stays
- * locked, and the acks of a claim's rows are written in one batch when its last delivery is done,
- * after which the session gives up all its locks (a crash before then brings those rows back, as
+ * settlement releases its row's lock, but for an ack: the row stays locked, and the acks of a
+ * claim's rows are written in one batch when its last delivery is done (an ack in a delivery
+ * transaction has committed with it), after which the session gives up all its locks (a crash before then brings those rows back, as
  * it does rows in work). Where the locks are the process's and the database takes one writer at a
  * time (SQLite), the acks instead wait, rows still locked, for the next claim, whose count of
  * attempts commits them ({@link ParkedAcks}). A crashed process's locks end with its session.
@@ -444,9 +444,13 @@ public final class AdvisoryForm implements Form {
                 }
             }, () -> {
                 synchronized (this) {
-                    String key = keys.get(delivery);
+                    // Committed, the row settled: its lock goes with the session's others once its last
+                    // delivery is done, one round trip for them all. Released here one by one, the
+                    // deliveries of a claim took turns on its session, a round trip each.
+                    String key = keys.remove(delivery);
                     if (key != null) {
-                        unlock(delivery, key);
+                        heldAside.add(key);
+                        closeWhenDone();
                     }
                 }
             });
