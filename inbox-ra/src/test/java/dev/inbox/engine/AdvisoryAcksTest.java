@@ -46,11 +46,8 @@ class AdvisoryAcksTest {
             return RefusingConnection.of(db.dataSource().getConnection(), acksFail::get,
                     sql -> sql.startsWith("DELETE"), "ack refused");
         };
-        TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
-        FormContext context = new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, reports, null, null, true, new ObjectMapper(), false,
-                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(shape), "advisory-acks-test");
+        FormContext context = context(dialect, source, false);
+        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(context.shape()), "advisory-acks-test");
         insert(db, 4);
         String here = Thread.currentThread().getName();
 
@@ -117,11 +114,8 @@ class AdvisoryAcksTest {
         TABLE.create(db);
         Dialect dialect = db.dialect();
         ConnectionSource source = () -> db.dataSource().getConnection();
-        TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
-        FormContext context = new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, reports, null, null, true, new ObjectMapper(), true,
-                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(shape), "advisory-acks-test");
+        FormContext context = context(dialect, source, true);
+        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(context.shape()), "advisory-acks-test");
         insert(db, 3);
 
         List<InFlight> claimed = form.claim(Instant.now(), 3);
@@ -142,6 +136,14 @@ class AdvisoryAcksTest {
         assertThat(advisoryLocks(db)).as("all three released together").isZero();
         form.stop();
         assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /** The test table's form context on {@code source}; {@code transactional} for deliveries in transactions. */
+    private FormContext context(Dialect dialect, ConnectionSource source, boolean transactional) {
+        TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
+        return new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(), new BrokerListener() {},
+                reports, null, null, true, new ObjectMapper(), transactional,
+                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
     }
 
     /** The advisory locks held in this database, by every session (the tests run one at a time). */
