@@ -71,6 +71,7 @@ final class BrokerOpener {
             opener.openQueues();
             listener = opener.listen();
             opener.budget.check(database.poolSize(), opener.anyTransactional);
+            database.keepOpen(opener.budget.total());
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1}) and opened its queues", database.where(),
                     database.dialect().name());
             return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener,

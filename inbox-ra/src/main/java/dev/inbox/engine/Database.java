@@ -27,6 +27,8 @@ import javax.sql.DataSource;
  * is named in messages, with any password removed.
  */
 final class Database implements ConnectionSource {
+    private static final System.Logger LOG = System.getLogger(Database.class.getName());
+
     private final DataSource dataSource;
     private final HikariDataSource owned;
     private final Dialect dialect;
@@ -228,6 +230,42 @@ final class Database implements ConnectionSource {
     /** The pool's size when the broker built it; 0 for the application's DataSource. */
     int poolSize() {
         return owned == null ? 0 : owned.getMaximumPoolSize();
+    }
+
+    /**
+     * Opens up to {@code connections} in a pool the broker built (no more than it holds) and keeps
+     * them open: the first drain, or one after a quiet spell, then finds its connections ready
+     * instead of waiting on the claim path while the pool opens them one after another (and each
+     * new session plans its statements again). The application's DataSource is left as it is set.
+     * Where the database refuses some, that is logged and the broker goes on with those it has.
+     */
+    void keepOpen(int connections) {
+        if (owned == null) {
+            return;
+        }
+        int keep = Math.min(connections, owned.getMaximumPoolSize());
+        if (keep <= owned.getMinimumIdle()) {
+            return; // a publisher's broker, or subscriptions that need no more than the pool keeps anyway
+        }
+        owned.getHikariConfigMXBean().setMinimumIdle(keep);
+        List<Connection> opened = new ArrayList<>(keep);
+        try {
+            while (opened.size() < keep) {
+                opened.add(owned.getConnection());
+            }
+        } catch (SQLException e) {
+            LOG.log(System.Logger.Level.WARNING, "the pool opened {0} of the {1} connections the subscriptions may hold"
+                    + " at once ({2}); claims and settlements open the others when they need them", opened.size(), keep,
+                    redact(String.valueOf(e.getMessage())));
+        } finally {
+            for (Connection connection : opened) {
+                try {
+                    connection.close();
+                } catch (SQLException e) {
+                    // the pool discards a broken connection
+                }
+            }
+        }
     }
 
     /** Closes a pool the broker built, never the application's. */

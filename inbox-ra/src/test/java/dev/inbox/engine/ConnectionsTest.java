@@ -6,6 +6,10 @@ import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,6 +37,35 @@ class ConnectionsTest {
                         .transactional(true))
                 .connect().shutdown());
         assertThat(logged).anyMatch(line -> line.contains("up to 4 connections") && line.contains("transactional"));
+    }
+
+    @Test
+    void theBuiltPoolHoldsTheConnectionsTheSubscriptionsNeedBeforeTheFirstClaim() throws Exception {
+        TestDatabase db = TestDatabase.POSTGRES;
+        TestTable table = TestTable.of("budget_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        InboxBroker broker = InboxBroker.fromUrl(db.url() + "&ApplicationName=inbox-budget").listenNotify(false)
+                .subscribe(Subscription.of("budget", table.spec(), Job.class, (job, d) -> Outcome.ack()).workers(4))
+                .connect();
+        try {
+            // 4 workers' settlements, a claim loop and the ack writer: no claim of the first jobs waits while the
+            // pool opens a connection (it kept 2 and opened the rest as claims and settlements asked for them).
+            assertThat(sessions(db, "inbox-budget")).isEqualTo(6);
+        } finally {
+            broker.shutdown();
+        }
+        assertThat(sessions(db, "inbox-budget")).as("after shutdown").isZero();
+    }
+
+    private static long sessions(TestDatabase db, String applicationName) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ?")) {
+            ps.setString(1, applicationName);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     @Test
