@@ -33,9 +33,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * settlement releases its row's lock, but for an ack: the row stays locked, and the acks of a
  * claim's rows are written in one batch when its last delivery is done (an ack in a delivery
  * transaction has committed with it), after which the session gives up all its locks (a crash
- * before then brings those rows back, as it does rows in work). Where the locks are the process's and the database takes one writer at a
- * time (SQLite), the acks instead wait, rows still locked, for the next claim, whose count of
- * attempts commits them ({@link ParkedAcks}). A crashed process's locks end with its session.
+ * before then brings those rows back, as it does rows in work). Where the locks are the
+ * process's and the database takes one writer at a time (SQLite), the acks instead wait, rows
+ * still locked, for the next claim, whose count of attempts commits them ({@link ParkedAcks}). A
+ * crashed process's locks end with its session.
  * Shutdown writes the acks put off and releases the locks of deliveries in work: their
  * settlements then fail with {@code CLOSED} and their rows are back.
  */
