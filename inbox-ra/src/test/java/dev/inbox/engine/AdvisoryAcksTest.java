@@ -148,13 +148,8 @@ class AdvisoryAcksTest {
 
     /** The advisory locks held in this database, by every session (the tests run one at a time). */
     private static long advisoryLocks(TestDatabase db) throws SQLException {
-        try (Connection c = db.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return db.number("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
     }
 
     private static List<Object> ids(List<InFlight> rows) {

@@ -6,16 +6,15 @@ import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.testkit.InboxTestKit;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The connections subscriptions need, counted at open and compared with the pool; no deadlock when it is short. */
 class ConnectionsTest {
+    /** The sessions of the pool the broker built, told from the others by the name its connections give. */
+    private static final String SESSIONS =
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'inbox-budget'";
 
     @Test
     void aPoolSmallerThanTheSubscriptionsNeedIsWarnedOfWithTheNumbers() {
@@ -50,22 +49,11 @@ class ConnectionsTest {
         try {
             // 4 workers' settlements, a claim loop and the ack writer: no claim of the first jobs waits while the
             // pool opens a connection (it kept 2 and opened the rest as claims and settlements asked for them).
-            assertThat(sessions(db, "inbox-budget")).isEqualTo(6);
+            assertThat(db.number(SESSIONS)).isEqualTo(6);
         } finally {
             broker.shutdown();
         }
-        assertThat(sessions(db, "inbox-budget")).as("after shutdown").isZero();
-    }
-
-    private static long sessions(TestDatabase db, String applicationName) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ?")) {
-            ps.setString(1, applicationName);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        assertThat(db.number(SESSIONS)).as("after shutdown").isZero();
     }
 
     @Test

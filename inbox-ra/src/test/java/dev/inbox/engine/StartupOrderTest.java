@@ -84,11 +84,7 @@ class StartupOrderTest {
                     "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'inbox_startup'";
             case SQLITE -> "SELECT 0";
         };
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return db.number(sql);
     }
 
     private static String namedUrl(TestDatabase db) {

@@ -152,8 +152,13 @@ enum TestDatabase {
     }
 
     private long countOnce(String table) throws SQLException {
+        return number("SELECT COUNT(*) FROM " + table);
+    }
+
+    /** The one number {@code sql} returns, read on a connection of the test pool. */
+    long number(String sql) throws SQLException {
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-                var rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+                var rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
