@@ -263,68 +263,82 @@ final class SubscriptionRunner {
         }
     }
 
+    /** A step of claim loop {@code loop}: {@link #claimOnce}, counted among the claims running. */
+    private boolean claimStep(int loop) {
+        claimsRunning.incrementAndGet();
+        boolean again = false;
+        try {
+            again = claimOnce(loop);
+            return again;
+        } finally {
+            // A loop that ends its claims with no worker running leaves no claim to carry the acks
+            // waiting; a worker that ends its run checks the other way round (workUnits), so one of
+            // the two sees the other gone.
+            if (claimsRunning.decrementAndGet() == 0 && !again && workersRunning.get() == 0) {
+                form.quiet();
+            }
+        }
+    }
+
     /**
      * One claim of loop {@code loop}, when there is room and a claim's place: true when it claimed
      * rows, so it claims again at once. Without room it ends; the room freed signals it. A
      * loop whose claim came back full passes a signal on, so others claim beside it while rows keep
      * coming; an empty claim waits for a wake or the poll interval.
      */
-    private boolean claimStep(int loop) {
-        claimsRunning.incrementAndGet();
-        try {
-            if (stopping) {
-                return false;
-            }
-            if (pauses.paused(queue)) {
-                pollLater(); // paused by an operator: look again a poll interval on
-                return false;
-            }
-            int taken = takeRoom();
-            if (taken == 0) {
-                return awaitRoom();
-            }
-            if (!openClaims.tryAcquire()) {
-                room.release(taken);
-                return awaitRoom();
-            }
-            if (stopping) {
-                giveBack(taken);
-                return false;
-            }
-            int wanted = batches ? batch : taken;
-            List<InFlight> claimed;
-            try {
-                claimed = claimsOnWorker ? claimAndWork(loop, taken) : timedClaim(loop, wanted);
-                backoffs[loop].succeeded();
-            } catch (Throwable e) {
-                moreDue = false;
-                giveBack(taken);
-                listener.databaseFailed(queue, "claim", e instanceof Exception x ? x : new IllegalStateException(e));
-                claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
-                SerialTask self = claimTasks[loop];
-                threads.schedule(backoffs[loop].failed(), self::signal);
-                return false;
-            }
-            claimFailures.succeeded();
-            moreDue = !claimed.isEmpty() && claimed.size() == wanted;
-            if (!claimsOnWorker) {
-                dispatch(claimed, taken);
-            } else if (claimed.isEmpty()) {
-                giveBack(taken);
-            }
-            if (claimed.isEmpty()) {
-                // Nothing due: a wake or the poll. A claim cut short by rows settled elsewhere meanwhile
-                // (advisory) is not empty, so its loop claims again at once.
-                pollLater();
-                return false;
-            }
-            if (moreDue && claimLoops > 1 && !workersKeepUp()) {
-                signalClaims(); // more may be due: another loop claims beside this one
-            }
-            return true;
-        } finally {
-            claimsRunning.decrementAndGet();
+    private boolean claimOnce(int loop) {
+        if (stopping) {
+            return false;
         }
+        if (pauses.paused(queue)) {
+            pollLater(); // paused by an operator: look again a poll interval on
+            return false;
+        }
+        int taken = takeRoom();
+        if (taken == 0) {
+            return awaitRoom();
+        }
+        if (!openClaims.tryAcquire()) {
+            room.release(taken);
+            return awaitRoom();
+        }
+        if (stopping) {
+            giveBack(taken);
+            return false;
+        }
+        int wanted = batches ? batch : taken;
+        List<InFlight> claimed;
+        try {
+            claimed = claimsOnWorker ? claimAndWork(loop, taken) : timedClaim(loop, wanted);
+            backoffs[loop].succeeded();
+        } catch (Throwable e) {
+            moreDue = false;
+            giveBack(taken);
+            listener.databaseFailed(queue, "claim", e instanceof Exception x ? x : new IllegalStateException(e));
+            claimFailures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
+            SerialTask self = claimTasks[loop];
+            threads.schedule(backoffs[loop].failed(), self::signal);
+            return false;
+        }
+        claimFailures.succeeded();
+        moreDue = !claimed.isEmpty() && claimed.size() == wanted;
+        if (!claimsOnWorker) {
+            dispatch(claimed, taken);
+        } else if (claimed.isEmpty()) {
+            giveBack(taken);
+        }
+        if (claimed.isEmpty()) {
+            // Nothing due: a wake or the poll. A claim cut short by rows settled elsewhere meanwhile
+            // (advisory) is not empty, so its loop claims again at once.
+            pollLater();
+            return false;
+        }
+        if (moreDue && claimLoops > 1 && !workersKeepUp()) {
+            signalClaims(); // more may be due: another loop claims beside this one
+        }
+        // The lone worker working these claims once it has worked them: a loop claiming on beside it
+        // would take over its claims for good (the worker finds the loop running when it runs dry).
+        return !(claimsWhenDry && moreDue && workersRunning.get() > 0);
     }
 
     /**
@@ -593,6 +607,9 @@ final class SubscriptionRunner {
             }
             if (unit == null) {
                 workersRunning.decrementAndGet();
+                if (claimsRunning.get() == 0) {
+                    form.quiet(); // no claim to carry its acks: see claimStep
+                }
                 startWorkers(); // a unit put in the buffer since the poll above finds a worker
                 return;
             }

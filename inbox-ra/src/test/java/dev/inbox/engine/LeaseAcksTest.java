@@ -3,6 +3,8 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.Column;
+import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.engine.form.ConnectionSource;
@@ -25,7 +27,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Acks of the lease form written together: one connection and one transaction for all, each row judged alone. */
+/**
+ * Acks of the lease form written together: one connection and one transaction for all, each row
+ * judged alone; carried by the next claim, or written once the subscription goes quiet.
+ */
 class LeaseAcksTest {
     private static final String TABLE = "ack_batch_jobs";
 
@@ -239,8 +244,62 @@ class LeaseAcksTest {
             broker.shutdown();
         }
         assertThat(acksByThread.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(320);
-        assertThat(acksByThread.keySet()).as("threads that reported acks: %s", acksByThread)
-                .anyMatch(thread -> !thread.equals("inbox-acks-acks"));
+        // The claim loop claims the first rows (the wake) and leaves the rest to the worker: claiming
+        // on beside it, it took the worker's claims over for good, and so reported their acks.
+        assertThat(acksByThread.getOrDefault("inbox-acks-worker", 0)).as("acks reported by thread: %s", acksByThread)
+                .isGreaterThanOrEqualTo(240);
+    }
+
+    /**
+     * Acks wait for the next claim to carry them; where none comes (fewer rows than a claim takes,
+     * and the poll far off), the subscription going quiet has the writer write them: with the
+     * writer's timer held back, the rows are gone all the same.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"POSTGRES", "SQLITE"})
+    void acksNoClaimCarriesAreWrittenOnceTheSubscriptionGoesQuiet(TestDatabase db) throws Exception {
+        db.createLeaseTable(TABLE);
+        drainsWithTimersHeldBack(db, Job.leaseTable(TABLE));
+    }
+
+    /** As above, for the advisory form on SQLite, whose acks wait, their rows locked, for the next claim. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = "SQLITE")
+    void parkedAdvisoryAcksAreWrittenOnceTheSubscriptionGoesQuiet(TestDatabase db) throws Exception {
+        db.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                + " attempt INTEGER NOT NULL DEFAULT 1, advisory_lock BIGINT, payload BLOB NOT NULL)");
+        drainsWithTimersHeldBack(db, InboxSpec.table(TABLE, Column.of("id").generated())
+                .attempt(Column.of("attempt").generated()).advisoryLock(Column.of("advisory_lock"))
+                .payload(Column.of("payload")));
+    }
+
+    /** Three times, publishes fewer jobs than a claim takes and waits for their rows to go, no timer firing. */
+    private static void drainsWithTimersHeldBack(TestDatabase db, InboxSpec table) throws Exception {
+        AtomicInteger heldBack = new AtomicInteger();
+        Threads platform = Threads.platform();
+        Threads noTimers = new Threads() {
+            @Override
+            public void run(String name, Runnable task) {
+                platform.run(name, task);
+            }
+
+            @Override
+            public void schedule(Duration delay, Runnable signal) {
+                heldBack.incrementAndGet(); // the poll, and the writer's look at acks no claim took
+            }
+        };
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMinutes(5)).threads(noTimers)
+                .subscribe(Subscription.of("acks", table, Job.class, (job, d) -> Outcome.ack()).workers(1).batchSize(16))
+                .connect();
+        try {
+            for (int round = 0; round < 3; round++) {
+                broker.publisher("acks", Job.class).publishAll(List.of(new Job(1), new Job(2), new Job(3)));
+                InboxTestKit.await(() -> db.count(TABLE) == 0, Duration.ofSeconds(30), () -> db.count(TABLE) + " left");
+            }
+        } finally {
+            broker.shutdown();
+        }
+        assertThat(heldBack.get()).as("timers held back").isPositive();
     }
 
     private static void ack(InFlight delivery) {

@@ -18,10 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * caller's thread.
  *
  * <p>Where the form's claims carry acks ({@link #takeForClaim}), the writer is not woken for each
- * first ack: the acks wait for the next claim, which is coming while rows are worked, and a timer
- * has the writer write those that waited {@link #CARRY_WAIT} (no claim came: the queue ran dry, or
- * handlers are slow). A drain so writes its acks in its claims' round trips, and the writer's
- * thread, woken for each batch of acks, mostly sleeps.
+ * first ack: the acks wait for the next claim, which is coming while rows are worked. Once the
+ * subscription goes quiet (no claim runs as a worker ends its run, {@link #writeUncarried}), the
+ * writer writes what waits; a timer has it write acks that waited {@link #CARRY_WAIT} all the same.
+ * A drain so writes its acks in its claims' round trips, and neither the writer's thread nor the
+ * timer's is woken for each batch of acks.
  */
 final class AckWriter {
     private final AckBatch waiting;
@@ -41,8 +42,13 @@ final class AckWriter {
     /** True while the timer's look at the acks waiting is scheduled. */
     private boolean looking;
 
-    /** How long acks wait for a claim to carry them before the writer writes them. */
-    static final Duration CARRY_WAIT = Duration.ofMillis(5);
+    /**
+     * How long acks wait for a claim to carry them before the writer writes them, should the
+     * subscription not go quiet: long enough that the timer, which looks again while acks keep
+     * coming, wakes a few times a second in a drain (at 5 ms its wakes were a third of a lone
+     * worker's), and short beside any lease.
+     */
+    static final Duration CARRY_WAIT = Duration.ofMillis(50);
 
     AckWriter(AckBatch empty, ConnectionSource connections, Dialect dialect, Reports reports, int limit,
             boolean claimsCarry) {
@@ -113,6 +119,26 @@ final class AckWriter {
             return waiting.isEmpty() ? null : waiting.takeAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The subscription went quiet (no claim runs as a worker ends its run): no claim may come to
+     * carry the acks waiting, so the writer writes them now.
+     */
+    void writeUncarried() {
+        if (!claimsCarry) {
+            return; // the writer was woken for the first of them
+        }
+        boolean waits;
+        lock.lock();
+        try {
+            waits = !waiting.isEmpty() && writer != null;
+        } finally {
+            lock.unlock();
+        }
+        if (waits) {
+            writer.signal();
         }
     }
 

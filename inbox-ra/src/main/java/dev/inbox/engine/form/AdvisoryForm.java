@@ -147,6 +147,13 @@ public final class AdvisoryForm implements Form {
     }
 
     @Override
+    public void quiet() {
+        if (parked != null) {
+            parked.writeUncarried();
+        }
+    }
+
+    @Override
     public boolean close(Duration wait) throws InterruptedException {
         return parked == null || parked.close(wait);
     }

@@ -56,6 +56,13 @@ public interface Form {
         return false;
     }
 
+    /**
+     * The subscription went quiet: no claim runs as a worker ends its run, or a claim loop ended
+     * its claims with no worker running. What waits for the next claim to carry it (acks) is
+     * written now, as no claim may come before the poll interval.
+     */
+    default void quiet() {}
+
     /** Claims up to {@code limit} due rows at {@code now}, in claim order. */
     List<InFlight> claim(Instant now, int limit) throws SQLException;
 

@@ -140,6 +140,13 @@ public final class LeaseForm implements Form {
     }
 
     @Override
+    public void quiet() {
+        if (acks != null) {
+            acks.writeUncarried();
+        }
+    }
+
+    @Override
     public FailureLog.Outage outage() {
         return keeper.outage();
     }

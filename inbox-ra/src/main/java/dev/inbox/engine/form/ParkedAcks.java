@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The acks of advisory lock claims whose deliveries are done, where the database takes one writer
  * at a time and the locks are the process's own (SQLite): each waits, its row still locked, for
  * the next claim, whose transaction writes it with the claim's count of attempts (one commit where
- * two were); acks no claim takes within {@link AckWriter#CARRY_WAIT} are written by a writer of
- * their own. A row's lock goes once its ack is written, or has failed and the row is back.
+ * two were); acks no claim takes are written by a writer of their own once the subscription goes
+ * quiet, or after {@link AckWriter#CARRY_WAIT}. A row's lock goes once its ack is written, or has failed and the row is back.
  */
 final class ParkedAcks {
     private final ProcessLocks locks;
@@ -58,6 +58,11 @@ final class ParkedAcks {
     void park(InFlight delivery, String key, Instant now) {
         keys.put(delivery, key);
         writer.add(delivery, now);
+    }
+
+    /** The subscription went quiet: the writer writes the acks waiting, as no claim may come for them. */
+    void writeUncarried() {
+        writer.writeUncarried();
     }
 
     /** The acks waiting, for a claim to write and report through {@link #reports()}; null when none wait. */
