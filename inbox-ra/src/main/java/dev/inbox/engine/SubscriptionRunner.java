@@ -139,9 +139,10 @@ final class SubscriptionRunner {
         // claims overlap one another's handlers, so each worker claims its row and works it, as a
         // plain loop would (the ack writer still writes acks beside it).
         this.claimsOnWorker = form.claimsOnWorker() || batch == 1 && workers > 1;
-        // Claims of a batch each, though, cost a claim loop's wake and wait more than their overlap saves
-        // where the form's claim holds nothing open: the lone worker claims once it has worked them.
-        this.claimsWhenDry = !claimsOnWorker && !batches && workers == 1 && batch > 1 && form.loneWorkerClaimsWhenDry();
+        // Claims of a batch each, though (or of one row where the claim carries the last one's ack), cost
+        // a claim loop's wake and wait more than their overlap saves where the form's claim holds
+        // nothing open: the lone worker claims once it has worked them.
+        this.claimsWhenDry = !claimsOnWorker && !batches && workers == 1 && form.loneWorkerClaimsWhenDry(batch);
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
         int ahead = claimsOnWorker ? 0 : settings.prefetch() >= 0 ? settings.prefetch() : Math.min(batch, workers);

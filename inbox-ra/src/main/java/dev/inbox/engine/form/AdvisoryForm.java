@@ -118,8 +118,8 @@ public final class AdvisoryForm implements Form {
 
     /** Where its claim writes the acks of the rows it worked (parked), as a plain loop's would. */
     @Override
-    public boolean loneWorkerClaimsWhenDry() {
-        return parked != null;
+    public boolean loneWorkerClaimsWhenDry(int batch) {
+        return parked != null && batch > 1;
     }
 
     @Override

@@ -50,9 +50,11 @@ public interface Form {
      * worker works: the loop's wake and wait are two context switches a claim. Measured faster and
      * cheaper for the lease form, whose claim holds nothing open, and for the advisory form on
      * SQLite, whose claim commits the acks of the rows worked; the row lock form and the advisory
-     * form elsewhere drained slower so (inbox-bench's SideBySide, one worker, batches of 16).
+     * form elsewhere drained slower so (inbox-bench's SideBySide, one worker, batches of 16). With
+     * claims of {@code batch} rows; at one row a claim loop's overlap pays for its wake, unless the
+     * claim carries the acks in its round trip.
      */
-    default boolean loneWorkerClaimsWhenDry() {
+    default boolean loneWorkerClaimsWhenDry(int batch) {
         return false;
     }
 
