@@ -337,8 +337,8 @@ final class SubscriptionRunner {
         if (moreDue && claimLoops > 1 && !workersKeepUp()) {
             signalClaims(); // more may be due: another loop claims beside this one
         }
-        // The lone worker working these claims once it has worked them: a loop claiming on beside it
-        // would take over its claims for good (the worker finds the loop running when it runs dry).
+        // A lone worker that runs claims the next rows itself once it has worked these: a loop claiming
+        // on beside it would take its claims over for good (run dry, the worker finds the loop running).
         return !(claimsWhenDry && moreDue && workersRunning.get() > 0);
     }
 

@@ -45,8 +45,8 @@ final class AckWriter {
     /**
      * How long acks wait for a claim to carry them before the writer writes them, should the
      * subscription not go quiet: long enough that the timer, which looks again while acks keep
-     * coming, wakes a few times a second in a drain (at 5 ms its wakes were a third of a lone
-     * worker's), and short beside any lease.
+     * coming, wakes a few times a second in a drain (at 5 ms its thread switched more than half as
+     * often as a lone worker's), and short beside any lease.
      */
     static final Duration CARRY_WAIT = Duration.ofMillis(50);
 
