@@ -3,7 +3,7 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inbox.Column;
+import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
@@ -284,11 +284,9 @@ class LeaseAcksTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = TestDatabase.class, names = "SQLITE")
     void parkedAdvisoryAcksAreWrittenOnceTheSubscriptionGoesQuiet(TestDatabase db) throws Exception {
-        db.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                + " attempt INTEGER NOT NULL DEFAULT 1, advisory_lock BIGINT, payload BLOB NOT NULL)");
-        drainsWithTimersHeldBack(db, InboxSpec.table(TABLE, Column.of("id").generated())
-                .attempt(Column.of("attempt").generated()).advisoryLock(Column.of("advisory_lock"))
-                .payload(Column.of("payload")));
+        TestTable table = TestTable.of(TABLE, ClaimForm.ADVISORY, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        drainsWithTimersHeldBack(db, table.spec());
     }
 
     /** Three times, publishes fewer jobs than a claim takes and waits for their rows to go, no timer firing. */

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * at a time and the locks are the process's own (SQLite): each waits, its row still locked, for
  * the next claim, whose transaction writes it with the claim's count of attempts (one commit where
  * two were); acks no claim takes are written by a writer of their own once the subscription goes
- * quiet, or after {@link AckWriter#CARRY_WAIT}. A row's lock goes once its ack is written, or has failed and the row is back.
+ * quiet, or after {@link AckWriter#CARRY_WAIT}. A row's lock goes once its ack is written, or has
+ * failed and the row is back.
  */
 final class ParkedAcks {
     private final ProcessLocks locks;
