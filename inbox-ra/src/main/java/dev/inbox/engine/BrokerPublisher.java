@@ -102,13 +102,14 @@ final class BrokerPublisher<T> implements Publisher<T> {
             return insertThrough(target, connection, payloads, options);
         }
         List<byte[]> encoded = encodeAll(payloads);
-        if (target.table().insertRows(target.database().dialect(), encoded) != null) {
-            insertEncoded(target, connection, encoded, options); // one statement: it commits alone
+        Sql rows = target.table().insertRows(target.database().dialect(), encoded);
+        if (rows != null) {
+            insertEncoded(target, connection, encoded, options, rows); // one statement: it commits alone
         } else {
             // Begun by a statement where the dialect has one: on MySQL and MariaDB a round trip fewer than
             // switching autocommit off and on again.
             Transactions.run(connection, target.database().dialect(), -1,
-                    () -> insertEncoded(target, connection, encoded, options));
+                    () -> insertEncoded(target, connection, encoded, options, null));
         }
         target.wakes().wake(queue);
         return Published.NEW;
@@ -203,10 +204,16 @@ final class BrokerPublisher<T> implements Publisher<T> {
      */
     Published insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
             PublishOptions options) throws SQLException {
+        return insertEncoded(target, connection, payloads, options,
+                target.table().insertRows(target.database().dialect(), payloads));
+    }
+
+    /** As above, with the insert of all rows in one statement already chosen ({@code rows}; null for none). */
+    private Published insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
+            PublishOptions options, Sql rows) throws SQLException {
         OpenedTable table = target.table();
         Dialect dialect = target.database().dialect();
         check(options);
-        Sql rows = table.insertRows(dialect, payloads);
         Sql insert = rows != null ? rows : options.unique() ? table.insertUnique() : table.insert();
         Instant now = target.clock().instant();
         Duration delay = options.delayFrom(now);
