@@ -294,8 +294,8 @@ public interface Dialect {
     /**
      * One statement that acks many rows, or null (the default) where acks go as a JDBC batch of
      * the form's ack, a statement per row. It does what the form's ack does to each row, binds
-     * {@code :ids} (the rows' ids as text, a {@code varchar} array), {@code :tokens} where
-     * {@code leased} (each row's lease token, {@link #stored}, as ISO-8601 text, in the same order)
+     * {@code :ids} (the rows' ids, as {@link #bindRows} binds them without tokens), {@code :tokens}
+     * where {@code leased} (each row's lease token, {@link #stored}, as ISO-8601 text, in the same order)
      * and {@code :processed} where acks mark rows processed, and returns the id of each row it
      * acked: an ack whose row it does not return was lost.
      */
@@ -343,8 +343,9 @@ public interface Dialect {
     }
 
     /**
-     * Binds the rows of a {@link #forRows} statement: each row's id, and its lease token where
-     * {@code tokens} is not null (the same length, each {@link #stored}).
+     * Binds the rows of a {@link #forRows} statement (and the {@code :ids} of {@link #ackAll}, with no
+     * tokens): each row's id, and its lease token where {@code tokens} is not null (the same length,
+     * each {@link #stored}).
      */
     default void bindRows(PreparedStatement statement, int index, Object[] ids, Instant[] tokens)
             throws SQLException {

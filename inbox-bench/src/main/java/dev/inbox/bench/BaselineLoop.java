@@ -38,7 +38,7 @@ interface BaselineLoop extends AutoCloseable {
      */
     static void ackAllInOne(PreparedStatement ps, Sql sql, List<Object> ids, Instant token, Dialect dialect)
             throws SQLException {
-        sql.setTexts(ps, "ids", ids.stream().map(String::valueOf).toArray(String[]::new));
+        sql.setRows(ps, "ids", ids.toArray(), null, dialect);
         if (sql.uses("tokens")) {
             String[] tokens = new String[ids.size()];
             Arrays.fill(tokens, dialect.stored(token).toString());

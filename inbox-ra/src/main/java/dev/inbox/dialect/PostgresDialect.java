@@ -139,15 +139,36 @@ public final class PostgresDialect extends StandardDialect {
         return perRow.substring(0, at) + " WHERE " + t.id() + " = ANY(CAST(:rows AS " + idType + "[]))" + rest;
     }
 
-    /** The ids as one array of text, which the statement casts to the id's type. */
+    /**
+     * The ids as one array, which the statement casts to the id's type: integers as a {@code bigint}
+     * array (PgJDBC sends a {@code long[]} as it is, where an array of text took each id's text, a
+     * type looked up by name and the server's cast of each element), else as text.
+     */
     @Override
     public void bindRows(PreparedStatement statement, int index, Object[] ids, Instant[] tokens)
             throws SQLException {
+        long[] numbers = integers(ids);
+        if (numbers != null) {
+            statement.setObject(index, numbers);
+            return;
+        }
         String[] texts = new String[ids.length];
         for (int i = 0; i < ids.length; i++) {
             texts[i] = String.valueOf(ids[i]);
         }
         statement.setArray(index, statement.getConnection().createArrayOf("varchar", texts));
+    }
+
+    /** The ids as longs where each is a Long, Integer or Short (an integer column's); else null. */
+    private static long[] integers(Object[] ids) {
+        long[] numbers = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            if (!(ids[i] instanceof Long || ids[i] instanceof Integer || ids[i] instanceof Short)) {
+                return null;
+            }
+            numbers[i] = ((Number) ids[i]).longValue();
+        }
+        return numbers;
     }
 
     @Override
@@ -157,9 +178,9 @@ public final class PostgresDialect extends StandardDialect {
             return null;
         }
         String lease = leased ? t.name(t.spec().lease().orElseThrow()) : null;
-        String rows = "unnest(CAST(:ids AS varchar[])" + (leased ? ", CAST(:tokens AS varchar[])" : "")
+        String rows = "unnest(CAST(:ids AS " + idType + "[])" + (leased ? ", CAST(:tokens AS varchar[])" : "")
                 + ") AS a(id" + (leased ? ", token" : "") + ")";
-        String where = " WHERE q." + t.id() + " = CAST(a.id AS " + idType + ")"
+        String where = " WHERE q." + t.id() + " = a.id"
                 + (leased ? " AND q." + lease + " = CAST(a.token AS timestamptz)" : "") + " RETURNING q." + t.id();
         return t.name(t.spec().processedAt())
                 .map(p -> "UPDATE " + t.table() + " AS q SET " + p + " = "

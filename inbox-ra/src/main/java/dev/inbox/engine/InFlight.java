@@ -5,6 +5,7 @@ import dev.inbox.engine.form.Claim;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -39,6 +40,21 @@ public final class InFlight implements Delivery {
     @Override
     public Object id() {
         return id;
+    }
+
+    /** A delivery is equal to itself alone: two deliveries of one row (a lease lost and claimed again) differ. */
+    @Override
+    public boolean equals(Object other) {
+        return this == other;
+    }
+
+    /**
+     * The row id's hash, where the identity hash the sets of deliveries in work asked for took a call
+     * into the JVM for each delivery.
+     */
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(id);
     }
 
     @Override

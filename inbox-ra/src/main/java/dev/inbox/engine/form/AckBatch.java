@@ -102,7 +102,7 @@ final class AckBatch {
      */
     void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {
         writeAll(written -> statements.prepared(connection, sql, ps -> {
-            String[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
+            Object[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
             ps.execute();
             try (ResultSet rs = ps.getResultSet()) {
                 return Settlements.readAll(rs, ids);
@@ -131,7 +131,7 @@ final class AckBatch {
     }
 
     /** Binds the acks into {@code sql}, a claim's statement that carries them; returns what {@link #carried} reads. */
-    String[] bindCarried(PreparedStatement ps, Sql sql) throws SQLException {
+    Object[] bindCarried(PreparedStatement ps, Sql sql) throws SQLException {
         return Settlements.bindAll(ps, sql, deliveries, last, dialect);
     }
 
@@ -139,7 +139,7 @@ final class AckBatch {
      * Reports each carried ack from {@code rs}, the result of the acks' part of the claim's
      * statement: settled where it returned the row, else lost. Empty afterwards.
      */
-    void carried(ResultSet rs, String[] ids, Reports reports) throws SQLException {
+    void carried(ResultSet rs, Object[] ids, Reports reports) throws SQLException {
         writeAll(written -> Settlements.readAll(rs, ids), reports);
     }
 

@@ -199,7 +199,7 @@ public final class LeaseForm implements Form {
                         claimThenAcks.setTime(ps, "now", now, dialect);
                         claimThenAcks.setTime(ps, "expiry", expiry, dialect);
                         claimThenAcks.setInt(ps, "limit", limit);
-                        String[] ids = carried.bindCarried(ps, claimThenAcks);
+                        Object[] ids = carried.bindCarried(ps, claimThenAcks);
                         ps.execute();
                         ran[0] = true;
                         List<InFlight> rows;

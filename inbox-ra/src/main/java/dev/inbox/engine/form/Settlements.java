@@ -98,7 +98,7 @@ final class Settlements {
     static boolean[] runAll(ConnectionSource statements, Connection connection, Sql sql, List<InFlight> deliveries,
             Instant now, Dialect dialect) throws SQLException {
         return statements.prepared(connection, sql, ps -> {
-            String[] ids = bindAll(ps, sql, deliveries, now, dialect);
+            Object[] ids = bindAll(ps, sql, deliveries, now, dialect);
             try (ResultSet rs = ps.executeQuery()) {
                 return readAll(rs, ids);
             }
@@ -109,14 +109,14 @@ final class Settlements {
      * Binds the acks of {@link Dialect#ackAll} (in {@code sql}, alone or after a claim) for the
      * deliveries; returns their ids as bound, for {@link #readAll}.
      */
-    static String[] bindAll(PreparedStatement ps, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)
+    static Object[] bindAll(PreparedStatement ps, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)
             throws SQLException {
-        String[] ids = new String[deliveries.size()];
+        Object[] ids = new Object[deliveries.size()];
         String[] tokens = sql.uses("tokens") ? new String[ids.length] : null;
         Instant token = null;
         for (int i = 0; i < ids.length; i++) {
             InFlight delivery = deliveries.get(i);
-            ids[i] = String.valueOf(delivery.id());
+            ids[i] = delivery.id();
             if (tokens != null) {
                 // The rows of one claim share their token: formatted once (a formatter's work per row).
                 Instant next = delivery.token();
@@ -124,7 +124,7 @@ final class Settlements {
                 token = next;
             }
         }
-        sql.setTexts(ps, "ids", ids);
+        sql.setRows(ps, "ids", ids, null, dialect);
         if (tokens != null) {
             sql.setTexts(ps, "tokens", tokens);
         }
@@ -133,14 +133,29 @@ final class Settlements {
     }
 
     /** For each of {@code ids}, whether the acks' result {@code rs} returned it: whether its ack took. */
-    static boolean[] readAll(ResultSet rs, String[] ids) throws SQLException {
-        Set<String> acked = new HashSet<>();
+    static boolean[] readAll(ResultSet rs, Object[] ids) throws SQLException {
+        Object[] returned = new Object[ids.length];
+        int count = 0;
         while (rs.next()) {
-            acked.add(rs.getString(1));
+            Object id = rs.getObject(1);
+            if (count < returned.length) {
+                returned[count] = id;
+            }
+            count++;
         }
         boolean[] changed = new boolean[ids.length];
+        if (count == ids.length) {
+            // Each row changed comes back once, and only rows of the list change: as many back as the
+            // list holds means every id took (a list with an id twice gets fewer back).
+            Arrays.fill(changed, true);
+            return changed;
+        }
+        Set<String> acked = new HashSet<>();
+        for (int i = 0; i < Math.min(count, returned.length); i++) {
+            acked.add(String.valueOf(returned[i]));
+        }
         for (int i = 0; i < changed.length; i++) {
-            changed[i] = acked.contains(ids[i]);
+            changed[i] = acked.contains(String.valueOf(ids[i]));
         }
         return changed;
     }
