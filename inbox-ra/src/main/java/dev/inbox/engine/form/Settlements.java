@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -134,25 +135,20 @@ final class Settlements {
 
     /** For each of {@code ids}, whether the acks' result {@code rs} returned it: whether its ack took. */
     static boolean[] readAll(ResultSet rs, Object[] ids) throws SQLException {
-        Object[] returned = new Object[ids.length];
-        int count = 0;
+        List<Object> returned = new ArrayList<>(ids.length);
         while (rs.next()) {
-            Object id = rs.getObject(1);
-            if (count < returned.length) {
-                returned[count] = id;
-            }
-            count++;
+            returned.add(rs.getObject(1));
         }
         boolean[] changed = new boolean[ids.length];
-        if (count == ids.length) {
+        if (returned.size() == ids.length) {
             // Each row changed comes back once, and only rows of the list change: as many back as the
             // list holds means every id took (a list with an id twice gets fewer back).
             Arrays.fill(changed, true);
             return changed;
         }
         Set<String> acked = new HashSet<>();
-        for (int i = 0; i < Math.min(count, returned.length); i++) {
-            acked.add(String.valueOf(returned[i]));
+        for (Object id : returned) {
+            acked.add(String.valueOf(id));
         }
         for (int i = 0; i < changed.length; i++) {
             changed[i] = acked.contains(String.valueOf(ids[i]));
