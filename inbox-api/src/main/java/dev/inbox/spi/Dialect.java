@@ -328,6 +328,20 @@ public interface Dialect {
     }
 
     /**
+     * {@code statement}, the commit of the transaction it runs in, and {@code next} in a
+     * transaction begun after that commit, which stays open: one round trip where the three took
+     * two. Its results are {@code statement}'s, the counts of the commit and the begin, then
+     * {@code next}'s. Should {@code statement} or the commit fail, nothing commits and {@code next}
+     * does not run; should {@code next} fail, {@code statement} has committed, and what began for
+     * {@code next} is rolled back. Null (the default) where the driver sends statements one at a
+     * time. The row lock form's next claim so carries the acks and the commit of the claim its
+     * worker has just worked, as a plain loop's next batch would follow its commit.
+     */
+    default String withCommitThen(String statement, String next) {
+        return null;
+    }
+
+    /**
      * {@code perRow}, one of this dialect's statements that acts on the row {@code :id} (while it
      * holds {@code :token}, where it names one), as one statement for a list of rows: they come as
      * the one parameter {@code :rows} ({@link #bindRows}), the other parameters of {@code perRow}

@@ -211,6 +211,16 @@ public final class PostgresDialect extends StandardDialect {
         return statement + "; COMMIT";
     }
 
+    /**
+     * The three with {@code COMMIT; BEGIN} between: PgJDBC sends them with one Sync, and the
+     * {@code BEGIN} opens a block that outlives it. A failure skips the rest to the Sync; the
+     * block it failed in is left aborted, for the driver's rollback.
+     */
+    @Override
+    public String withCommitThen(String statement, String next) {
+        return statement + "; COMMIT; BEGIN; " + next;
+    }
+
     @Override
     public boolean readsDatabaseClock() {
         return true;

@@ -132,7 +132,8 @@ public final class InFlight implements Delivery {
         return claim;
     }
 
-    Thread worker() {
+    /** The worker thread working it, or null when none is. */
+    public Thread worker() {
         return worker;
     }
 

@@ -58,6 +58,8 @@ final class SubscriptionRunner {
     private final boolean claimsOnWorker;
     /** A lone worker claims once it has worked the units waiting; no claim loop is woken beside it. */
     private final boolean claimsWhenDry;
+    /** The worker that works a claim's last row claims next where it can: its claim carries that claim's settlement. */
+    private final boolean carriesWorked;
     private final int claimLoops;
     /** The most rows one claim takes. */
     private final int batch;
@@ -114,10 +116,13 @@ final class SubscriptionRunner {
             open = new AtomicInteger(rows);
         }
 
-        void done(int rows) {
+        /** Returns true when these were the claim's last rows. */
+        boolean done(int rows) {
             if (open.addAndGet(-rows) == 0) {
                 openClaims.release();
+                return true;
             }
+            return false;
         }
     }
 
@@ -142,6 +147,7 @@ final class SubscriptionRunner {
         // Claims of a batch each, though (or of one row where the claim carries the last one's ack), cost
         // a claim loop's wake and wait more than their overlap saves where the form's claim holds
         // nothing open: the lone worker claims once it has worked them.
+        this.carriesWorked = !claimsOnWorker && !batches && form.nextClaimCarriesWorked();
         this.claimsWhenDry = !claimsOnWorker && !batches && workers == 1 && form.loneWorkerClaimsWhenDry(batch);
         // By default at most one row waits per worker: enough to hide a claim's round trip, and few
         // held back from other processes behind a slow handler.
@@ -365,6 +371,7 @@ final class SubscriptionRunner {
                     inWork.addAll(rows);
                     claiming.decrementAndGet();
                     workHere(rows, roomTaken);
+                    form.carryEnds(); // in the task that claimed, where the server binds its connection
                 }
             });
         } finally {
@@ -606,6 +613,7 @@ final class SubscriptionRunner {
                 idleLoopOrFirst().runHere();
                 unit = ready.poll();
             }
+            form.carryEnds(); // before the next unit's handler, or idling
             if (unit == null) {
                 workersRunning.decrementAndGet();
                 if (claimsRunning.get() == 0) {
@@ -622,6 +630,7 @@ final class SubscriptionRunner {
             }
             Thread.interrupted(); // an interrupt of a delivery cut off does not reach the next
             if (System.nanoTime() - end >= 0) {
+                form.carryEnds();
                 startWorker();
                 return;
             }
@@ -646,8 +655,14 @@ final class SubscriptionRunner {
             rows.forEach(delivery -> delivery.worker(null));
             rows.forEach(inWork::remove);
             room.release(batches ? 1 : rows.size());
-            unit.claim().done(rows.size());
-            roomFreedOnWorker();
+            boolean claimWorked = unit.claim().done(rows.size());
+            if (!carriesWorked) {
+                roomFreedOnWorker();
+            } else if (claimWorked && !stopping && canClaim()) {
+                idleLoopOrFirst().runHere(); // its claim carries the settlement of the claim worked
+            } else if (ready.isEmpty()) {
+                roomFreedOnWorker();
+            }
         }
     }
 

@@ -77,7 +77,8 @@ class PrefetchTest {
      * does: a claim loop woken beside it for each claim cost two context switches a claim, more
      * than the overlap saved (inbox-bench's SideBySide: 0.75 of the JVM's CPU per job and 1.06 times
      * the jobs per second on PostgreSQL, batches of 16). So does a lone advisory worker on SQLite,
-     * whose claim commits the acks of the rows it worked.
+     * whose claim commits the acks of the rows it worked, and a lone row lock worker on PostgreSQL,
+     * whose claim carries the acks and the commit of the claim it worked.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("formsWhoseLoneWorkerClaimsWhenDry")
@@ -99,7 +100,8 @@ class PrefetchTest {
     }
 
     private static boolean loneWorkerClaimsWhenDry(FormCase c) {
-        return c.form() == ClaimForm.LEASE || c.form() == ClaimForm.ADVISORY && c.db() == TestDatabase.SQLITE;
+        return c.form() == ClaimForm.LEASE || c.form() == ClaimForm.ADVISORY && c.db() == TestDatabase.SQLITE
+                || c.form() == ClaimForm.ROW_LOCK && c.db() == TestDatabase.POSTGRES;
     }
 
     /** Drains 24 jobs of 20 ms at one worker, batches of 4, prefetch 8: for each claim that took rows, whether a handler ran. */

@@ -48,11 +48,12 @@ public interface Form {
      * True when a lone worker claims for itself once it has worked the rows waiting, as a plain
      * loop does, instead of a claim loop claiming the next rows on a thread of its own while the
      * worker works: the loop's wake and wait are two context switches a claim. Measured faster and
-     * cheaper for the lease form, whose claim holds nothing open, and for the advisory form on
-     * SQLite, whose claim commits the acks of the rows worked; the row lock form and the advisory
-     * form elsewhere drained slower so (inbox-bench's SideBySide, one worker, batches of 16). With
-     * claims of {@code batch} rows; at one row a claim loop's overlap pays for its wake, unless the
-     * claim carries the acks in its round trip.
+     * cheaper for the lease form, whose claim holds nothing open, for the advisory form on SQLite,
+     * whose claim commits the acks of the rows worked, and for the row lock form where its claim
+     * carries the acks and the commit of the claim worked ({@link #nextClaimCarriesWorked}); the
+     * row lock form elsewhere and the advisory form elsewhere drained slower so (inbox-bench's
+     * SideBySide, one worker, batches of 16). With claims of {@code batch} rows; at one row a claim
+     * loop's overlap pays for its wake, unless the claim carries the acks in its round trip.
      */
     default boolean loneWorkerClaimsWhenDry(int batch) {
         return false;
@@ -64,6 +65,22 @@ public interface Form {
      * written now, as no claim may come before the poll interval.
      */
     default void quiet() {}
+
+    /**
+     * True when the next claim on the thread that worked a claim's last row carries that claim's
+     * settlement (a row lock claim's acks and commit), so that worker claims next where there is
+     * room, instead of whichever thread freed the room.
+     */
+    default boolean nextClaimCarriesWorked() {
+        return false;
+    }
+
+    /**
+     * The worker on this thread goes on without a claim of its own (to the next row waiting, or
+     * idle): what it left for its next claim to carry (a row lock claim's acks and commit) is
+     * written now.
+     */
+    default void carryEnds() {}
 
     /** Claims up to {@code limit} due rows at {@code now}, in claim order. */
     List<InFlight> claim(Instant now, int limit) throws SQLException;

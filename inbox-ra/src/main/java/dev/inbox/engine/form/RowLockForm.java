@@ -15,9 +15,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The row lock form. A claim opens a transaction that locks its rows ({@code FOR UPDATE SKIP
@@ -26,7 +28,10 @@ import java.util.List;
  * its connection closes and the transaction rolls back. A transactional delivery's writes go into
  * the claim's transaction, so its claim takes one row (which the worker that claims it works).
  * Where the delivery's transaction is bound to its thread (JTA), each worker claims for itself
- * inside it: see {@link InDeliveryTransaction}.
+ * inside it: see {@link InDeliveryTransaction}. Where the dialect sends a statement, a commit and
+ * the next claim together (PostgreSQL), the acks and the commit of a claim whose last row its
+ * worker acked wait for that worker's next claim, made on the claim's connection right after: one
+ * round trip a batch, as a plain loop's next batch follows its commit.
  */
 public final class RowLockForm implements Form {
     private final FormContext context;
@@ -45,6 +50,16 @@ public final class RowLockForm implements Form {
      * in one round trip ({@link Dialect#withCommit}), where the dialect writes them; else null.
      */
     private final Sql acksAndCommit;
+    /**
+     * The acks of a claim, its commit and the next claim, in one round trip ({@link
+     * Dialect#withCommitThen}), where the dialect writes them; else null. A worker's next claim so
+     * carries the settlement of the claim it has just worked.
+     */
+    private final Sql acksThenClaim;
+    /** The claim this worker has just worked, whose acks and commit wait for its next claim; else none. */
+    private final ThreadLocal<ClaimTransaction> workedHere = new ThreadLocal<>();
+    /** Claims worked whose acks and commit wait for their worker's next claim. */
+    private final AtomicInteger waiting = new AtomicInteger();
     private final Sql retry;
     private final Sql drop;
     private final Sql deadLetter;
@@ -66,6 +81,10 @@ public final class RowLockForm implements Form {
         this.ackRows = context.ackRows(ack);
         this.acksAndCommit = context.transactional() || context.ackAll() == null ? null
                 : context.optional("acks and commit", dialect.withCommit(context.ackAll().text()));
+        // Where the server binds connections to the task that took them, no claim waits past it.
+        this.acksThenClaim = acksAndCommit == null || stamp != null || context.transactions().boundToThread() ? null
+                : context.optional("acks, commit and the next claim",
+                        dialect.withCommitThen(context.ackAll().text(), claim.text()));
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -117,10 +136,49 @@ public final class RowLockForm implements Form {
         return inDeliveryTransaction || context.transactions().boundToThread();
     }
 
+    /** A lone worker's next claim carries the acks and commit of the rows it worked: one round trip a batch. */
+    @Override
+    public boolean loneWorkerClaimsWhenDry(int batch) {
+        return acksThenClaim != null;
+    }
+
+    @Override
+    public boolean nextClaimCarriesWorked() {
+        return acksThenClaim != null;
+    }
+
+    @Override
+    public void carryEnds() {
+        ClaimTransaction worked = workedHere.get();
+        if (worked != null) {
+            workedHere.remove();
+            waiting.decrementAndGet();
+            worked.settleNow();
+        }
+    }
+
+    @Override
+    public boolean close(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (waiting.get() > 0) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(2);
+        }
+        return true;
+    }
+
     @Override
     public List<InFlight> claim(Instant now, int limit) throws SQLException {
         if (inDeliveryTransaction) {
             return claimInDeliveryTransaction(now);
+        }
+        ClaimTransaction worked = workedHere.get();
+        if (worked != null) {
+            workedHere.remove();
+            waiting.decrementAndGet();
+            return claimCarrying(worked, now, rowsPerClaim(limit));
         }
         Connection connection = context.connections().open();
         OpenTransaction open;
@@ -144,19 +202,76 @@ public final class RowLockForm implements Form {
         } catch (SQLException e) {
             open.rollbackQuietly(e);
             transaction.end();
-            if ("40001".equals(e.getSQLState())) {
-                // At a level stricter than READ COMMITTED: reported as what it is.
-                throw new InboxException(InboxException.Kind.DATABASE, "queue " + context.queue() + ": a claim on"
-                        + " row lock table " + spec.table() + " failed with a serialization failure at isolation "
-                        + spec.isolation() + "; row lock claims work at READ_COMMITTED (" + e.getMessage().trim()
-                        + ")", e);
-            }
+            throwIfSerializationFailure(e);
             throw e;
         } catch (RuntimeException e) {
             open.rollbackQuietly(e);
             transaction.end();
             throw e;
         }
+    }
+
+    /**
+     * A claim's failure that is a serialization failure (at a level stricter than READ COMMITTED)
+     * is thrown as what it is.
+     */
+    private void throwIfSerializationFailure(SQLException e) {
+        if ("40001".equals(e.getSQLState())) {
+            throw new InboxException(InboxException.Kind.DATABASE, "queue " + context.queue() + ": a claim on row lock"
+                    + " table " + spec.table() + " failed with a serialization failure at isolation " + spec.isolation()
+                    + "; row lock claims work at READ_COMMITTED (" + e.getMessage().trim() + ")", e);
+        }
+    }
+
+    /**
+     * The acks of {@code worked}, its commit and then the claim of up to {@code limit} rows in a
+     * transaction begun after it, in one round trip on {@code worked}'s connection, which the new
+     * claim keeps. Should the round trip fail, whether the acks took is not known (the claim after
+     * their commit may be what failed): they are reported failed, and the connection goes.
+     */
+    private List<InFlight> claimCarrying(ClaimTransaction worked, Instant now, int limit) throws SQLException {
+        OpenTransaction open = worked.transaction;
+        Connection connection = worked.connection;
+        ClaimTransaction next = new ClaimTransaction(open);
+        List<InFlight> rows;
+        try {
+            rows = context.connections().prepared(connection, acksThenClaim, ps -> {
+                Object[] ids = worked.acks.bindCarried(ps, acksThenClaim);
+                acksThenClaim.setTime(ps, "now", dialect.stored(now), dialect);
+                acksThenClaim.setInt(ps, "limit", limit);
+                ps.execute();
+                try (ResultSet rs = ps.getResultSet()) {
+                    worked.acks.carried(rs, ids, context.reports());
+                }
+                while (!ps.getMoreResults()) { // past the counts of the commit and the begin
+                    if (ps.getUpdateCount() == -1) {
+                        throw new SQLException("the claim carrying acks returned no result");
+                    }
+                }
+                try (ResultSet rs = ps.getResultSet()) {
+                    return claimed.read(rs, null, next);
+                }
+            });
+        } catch (SQLException | RuntimeException e) {
+            worked.acks.fail(context.reports(), e); // those not reported from the round trip's results
+            open.rollbackQuietly(e);
+            worked.end();
+            if (e instanceof SQLException sql) {
+                throwIfSerializationFailure(sql);
+            }
+            throw e;
+        }
+        worked.ended = true; // its connection and transaction are the next claim's now
+        if (rows.isEmpty()) {
+            try {
+                open.commit();
+            } finally {
+                next.end();
+            }
+            return rows;
+        }
+        next.open = rows.size();
+        return rows;
     }
 
     /**
@@ -431,7 +546,7 @@ public final class RowLockForm implements Form {
             acks.add(delivery, now);
             settledAny = true;
             try {
-                done();
+                done(delivery);
             } catch (SQLException | RuntimeException e) {
                 // reported per ack by the batch; the rows are back in the queue
             }
@@ -452,7 +567,7 @@ public final class RowLockForm implements Form {
             if (ended) {
                 return false;
             }
-            done();
+            done(null);
             return true;
         }
 
@@ -501,7 +616,7 @@ public final class RowLockForm implements Form {
             try {
                 work.run(connection);
                 settledAny = true;
-                done();
+                done(delivery);
             } catch (SQLException | RuntimeException e) {
                 // One failed statement ends the claim: its rows go back to the queue.
                 transaction.rollbackQuietly(e);
@@ -511,11 +626,35 @@ public final class RowLockForm implements Form {
             }
         }
 
-        /** One delivery is done; after the last, runs the acks put off and commits what settled. */
-        private void done() throws SQLException {
+        /**
+         * One delivery is done; after the last, runs the acks put off and commits what settled. Done
+         * by its worker ({@code last} worked on this thread), where the next claim may carry them,
+         * the acks wait for the worker's next claim, or for {@link #carryEnds} where none comes.
+         */
+        private void done(InFlight last) throws SQLException {
             if (--open > 0) {
                 return;
             }
+            if (acksThenClaim != null && !acks.isEmpty() && last != null && last.worker() == Thread.currentThread()
+                    && workedHere.get() == null) {
+                workedHere.set(this);
+                waiting.incrementAndGet();
+                return;
+            }
+            settle();
+        }
+
+        /** Settles a claim whose acks waited for a claim that did not come: reported per ack. */
+        synchronized void settleNow() {
+            try {
+                settle();
+            } catch (SQLException | RuntimeException e) {
+                // reported per ack by the batch; the rows are back in the queue
+            }
+        }
+
+        /** Runs the acks put off and commits what settled, or rolls back where none settled, and ends. */
+        private void settle() throws SQLException {
             try {
                 if (!acks.isEmpty() && acksAndCommit != null) {
                     acks.writeCommitting(connection, acksAndCommit, context.reports());
