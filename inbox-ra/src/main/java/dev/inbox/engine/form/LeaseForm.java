@@ -206,11 +206,7 @@ public final class LeaseForm implements Form {
                         try (ResultSet rs = ps.getResultSet()) {
                             rows = claimed.read(rs, expiry, leased);
                         }
-                        while (!ps.getMoreResults()) { // past the counts of what commits the claim
-                            if (ps.getUpdateCount() == -1) {
-                                throw new SQLException("the acks carried by a claim returned no result");
-                            }
-                        }
+                        Transactions.toNextResultSet(ps, "the acks carried by a claim");
                         try (ResultSet rs = ps.getResultSet()) {
                             carried.carried(rs, ids, context.reports());
                         }

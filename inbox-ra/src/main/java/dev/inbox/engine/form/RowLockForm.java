@@ -149,12 +149,20 @@ public final class RowLockForm implements Form {
 
     @Override
     public void carryEnds() {
+        ClaimTransaction worked = takeWorkedHere();
+        if (worked != null) {
+            worked.settleNow();
+        }
+    }
+
+    /** The claim this worker worked whose acks and commit wait for its next claim, taken; else null. */
+    private ClaimTransaction takeWorkedHere() {
         ClaimTransaction worked = workedHere.get();
         if (worked != null) {
             workedHere.remove();
             waiting.decrementAndGet();
-            worked.settleNow();
         }
+        return worked;
     }
 
     @Override
@@ -174,10 +182,8 @@ public final class RowLockForm implements Form {
         if (inDeliveryTransaction) {
             return claimInDeliveryTransaction(now);
         }
-        ClaimTransaction worked = workedHere.get();
+        ClaimTransaction worked = takeWorkedHere();
         if (worked != null) {
-            workedHere.remove();
-            waiting.decrementAndGet();
             return claimCarrying(worked, now, rowsPerClaim(limit));
         }
         Connection connection = context.connections().open();
@@ -243,11 +249,7 @@ public final class RowLockForm implements Form {
                 try (ResultSet rs = ps.getResultSet()) {
                     worked.acks.carried(rs, ids, context.reports());
                 }
-                while (!ps.getMoreResults()) { // past the counts of the commit and the begin
-                    if (ps.getUpdateCount() == -1) {
-                        throw new SQLException("the claim carrying acks returned no result");
-                    }
-                }
+                Transactions.toNextResultSet(ps, "the claim carrying acks");
                 try (ResultSet rs = ps.getResultSet()) {
                     return claimed.read(rs, null, next);
                 }

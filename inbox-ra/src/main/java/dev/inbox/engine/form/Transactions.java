@@ -2,6 +2,7 @@ package dev.inbox.engine.form;
 
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -117,6 +118,20 @@ public final class Transactions {
     public static <T> T inOneCommit(Connection connection, Dialect dialect, int statements, Work<T> batch)
             throws SQLException {
         return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : run(connection, dialect, -1, batch);
+    }
+
+    /**
+     * Moves {@code ps}, a chain of statements sent together ({@link Dialect#chain},
+     * {@link Dialect#withCommitThen}), past the update counts of what commits or begins between two
+     * of its results, to the next result set; {@code what} names that result for the error where
+     * none comes.
+     */
+    static void toNextResultSet(PreparedStatement ps, String what) throws SQLException {
+        while (!ps.getMoreResults()) {
+            if (ps.getUpdateCount() == -1) {
+                throw new SQLException(what + " returned no result");
+            }
+        }
     }
 
     /** Rolls back, keeping a failure of the rollback as suppressed by {@code cause}. */
