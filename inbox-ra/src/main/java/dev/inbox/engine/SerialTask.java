@@ -64,14 +64,7 @@ public final class SerialTask {
 
     /** Waits until {@link #idle()} or {@code timeout} passes; true when idle. */
     public boolean awaitIdle(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!idle()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            Thread.sleep(2);
-        }
-        return true;
+        return Waiting.until(this::idle, timeout);
     }
 
     /** How long the task has waited for a thread at {@code now} (System.nanoTime()); 0 when it is not waiting. */

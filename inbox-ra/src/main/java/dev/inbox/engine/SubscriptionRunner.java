@@ -728,11 +728,7 @@ final class SubscriptionRunner {
         stopping = true;
         // Where the loops are the workers the drain waits for their deliveries; here only for claims.
         AtomicInteger inProgress = claimsOnWorker ? claiming : claimsRunning;
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (inProgress.get() > 0 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(2);
-        }
-        if (inProgress.get() > 0) {
+        if (!Waiting.until(() -> inProgress.get() == 0, wait)) {
             LOG.log(Level.WARNING, "queue {0}: a claim did not end within {1} ms", queue, wait.toMillis());
         }
         // Rows claimed but not started are released by the workers.

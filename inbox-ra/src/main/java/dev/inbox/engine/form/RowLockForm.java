@@ -7,6 +7,7 @@ import dev.inbox.engine.DeliveryTransactions;
 import dev.inbox.engine.ForwardingOpen;
 import dev.inbox.engine.InFlight;
 import dev.inbox.engine.Sql;
+import dev.inbox.engine.Waiting;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
@@ -167,14 +168,7 @@ public final class RowLockForm implements Form {
 
     @Override
     public boolean close(Duration wait) throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (waiting.get() > 0) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            Thread.sleep(2);
-        }
-        return true;
+        return Waiting.until(() -> waiting.get() == 0, wait);
     }
 
     @Override
