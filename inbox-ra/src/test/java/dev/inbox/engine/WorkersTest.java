@@ -60,8 +60,10 @@ class WorkersTest {
             broker.shutdown();
         }
         assertThat(claims.get()).isGreaterThanOrEqualTo(jobs / 16);
+        // 15 to 55 tasks per 100 claims here; a stall of the machine (units waiting out the watch) adds
+        // some (110 once in a CI run), and the hand-over this guards against started 200.
         assertThat(threads.tasks.get()).as("tasks started for %s claims", claims.get())
-                .isLessThan(claims.get());
+                .isLessThan(claims.get() * 3 / 2);
     }
 
     static Stream<FormCase> leaseCases() {
