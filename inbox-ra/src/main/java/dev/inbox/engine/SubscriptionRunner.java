@@ -740,9 +740,7 @@ final class SubscriptionRunner {
      * cut off and their rows released. Returns the handlers cut off.
      */
     int drain(long deadline) throws InterruptedException {
-        while (!inWork.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Waiting.until(inWork::isEmpty, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         int cutOff = 0;
         for (InFlight delivery : inWork) {
             Thread worker = delivery.worker();

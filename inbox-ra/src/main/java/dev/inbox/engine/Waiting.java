@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /**
- * A shutdown's wait for something other threads end (a claim in progress, a claim loop's run, acks
- * waiting for a claim): it looks every 2 ms, which a shutdown can afford, so the hot path that ends
+ * A shutdown's wait for something other threads end (a claim in progress, a claim loop's run, the
+ * deliveries in work, acks waiting for a claim): it looks every 2 ms, which a shutdown can afford, so the hot path that ends
  * it signals nothing.
  */
 public final class Waiting {
