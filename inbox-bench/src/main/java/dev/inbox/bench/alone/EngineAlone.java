@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's drain alone, through the public API only, so that the same class compiled against
- * another commit's {@code inbox-api} and {@code inbox-ra} measures that commit's engine: two
+ * another commit's {@code inbox-api} and {@code inbox-core} measures that commit's engine: two
  * engines taking turns in the same hour compare where runs of the benchmark on different days do
  * not (the machine's pace moves by a factor of two and more). Prints one line with the best jobs
  * per second, and of the measured run with the median CPU per job of the Java threads: that CPU,
