@@ -10,11 +10,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 
 /**
- * Everything database-specific: which database it serves, which claim forms, how names are quoted
- * and times bound, and the text of every statement. Statements are data, built once per table when
+ * Everything database-specific: which database it serves and what it can do ({@link Capabilities}),
+ * how names are quoted and times bound, and the text of every statement, each whole as the engine
+ * runs it. Statements are data, built once per table when
  * a subscription opens; they name their parameters ({@code :now}, {@code :id}, see
  * {@link NamedSql}) and the engine binds them.
  *
@@ -31,11 +31,8 @@ public interface Dialect {
     /** True when this dialect serves the database {@code metaData} describes. */
     boolean serves(DatabaseMetaData metaData) throws SQLException;
 
-    /** The claim forms this dialect serves. */
-    Set<ClaimForm> forms();
-
-    /** The longest table or column name the database takes. */
-    int maxIdentifierLength();
+    /** What the database can do: the claim forms, the longest name, how it commits and wakes. */
+    Capabilities capabilities();
 
     /** Quotes a name already checked as a plain identifier; {@code schema.table} quotes each part. */
     String quote(String identifier);
@@ -43,25 +40,6 @@ public interface Dialect {
     /** Statements run on each new connection of a pool the broker builds itself. */
     default List<String> connectionInitSql() {
         return List.of();
-    }
-
-    /**
-     * The isolation level ({@link Connection} constant) the broker's own pool gives its connections,
-     * where claims run at one other than the driver's default: they then need not change it and
-     * change it back on each claim. -1 for the driver's default.
-     */
-    default int poolIsolation() {
-        return -1;
-    }
-
-    /**
-     * True when the driver runs a statement batch in autocommit as one implicit transaction, so it
-     * commits once (PostgreSQL's extended protocol commits at each Sync); the engine then writes a
-     * batch of independent statements, such as acks, without opening a transaction, which saves
-     * the commit's round trip. False where each statement would commit, and wait for the disk, alone.
-     */
-    default boolean batchCommitsOnce() {
-        return false;
     }
 
     /**
@@ -101,9 +79,9 @@ public interface Dialect {
     /**
      * The statement that starts a transaction while the connection stays in autocommit, or null
      * (the default) where the engine switches autocommit off and back on around its transactions
-     * (a claim, a batch of acks, a transactional delivery on the broker's own connections, but
-     * for a database that {@link #writeLocksDatabase}, whose deliveries begin in the table's mode
-     * through {@link #begin}). MySQL and MariaDB: {@code START TRANSACTION}, one round trip where
+     * (a claim, a batch of acks, a transactional delivery on the broker's own connections, but for
+     * a database whose write transactions lock it whole ({@link Capabilities#writeLocksDatabase}),
+     * whose deliveries begin in the table's mode through {@link #begin}). MySQL and MariaDB: {@code START TRANSACTION}, one round trip where
      * switching autocommit off and on takes two; SQLite: {@code BEGIN IMMEDIATE}. The engine ends
      * such a transaction with a {@code COMMIT} or {@code ROLLBACK} statement.
      */
@@ -138,25 +116,7 @@ public interface Dialect {
     }
 
     /**
-     * True when an open write transaction locks the whole database (SQLite): while a transactional
-     * delivery holds it, no other connection can write, so its lease needs no extension and a
-     * publish outside it would wait for ever.
-     */
-    default boolean writeLocksDatabase() {
-        return false;
-    }
-
-    /**
-     * True when this dialect's statements can judge a table's times by the database's own clock
-     * ({@link dev.inbox.QueueClock#DATABASE}); a table on the database's clock is refused at open
-     * where not.
-     */
-    default boolean readsDatabaseClock() {
-        return false;
-    }
-
-    /**
-     * Where {@link #writeLocksDatabase}: a statement that changes nothing in {@code t} but makes the
+     * Where {@link Capabilities#writeLocksDatabase}: a statement that changes nothing in {@code t} but makes the
      * transaction it runs in take the database's write lock at once. A delivery transaction that a
      * server began without the lock (a JTA data source runs SQLite in DEFERRED mode) runs it first,
      * so that it holds the lock from its start as the table's mode asks; null where not needed.
@@ -166,14 +126,9 @@ public interface Dialect {
     }
 
     /**
-     * True when the database can wake subscriptions of other processes (PostgreSQL LISTEN/NOTIFY);
-     * the engine then listens on one connection and publishers notify the table's channel.
+     * The channel notifications of {@code table} come on, where the database has notifications
+     * ({@link Capabilities#notifications}); null where it has none.
      */
-    default boolean listensForNotifications() {
-        return listenChannel("t") != null;
-    }
-
-    /** The channel notifications of {@code table} come on; null where the database has none. */
     default String listenChannel(String table) {
         return null;
     }
@@ -292,74 +247,10 @@ public interface Dialect {
     }
 
     /**
-     * One statement that acks many rows, or null (the default) where acks go as a JDBC batch of
-     * the form's ack, a statement per row. It does what the form's ack does to each row, binds
-     * {@code :ids} (the rows' ids, as {@link #bindRows} binds them without tokens), {@code :tokens}
-     * where {@code leased} (each row's lease token, {@link #stored}, as ISO-8601 text, in the same order)
-     * and {@code :processed} where acks mark rows processed, and returns the id of each row it
-     * acked: an ack whose row it does not return was lost.
-     */
-    default String ackAll(TableShape table, boolean leased) {
-        return null;
-    }
-
-    /**
-     * {@code first}, committed, then {@code then} in a transaction of its own, sent to the server
-     * together on an autocommit connection: one round trip for two statements whose results come
-     * in order (with update counts between them, of what commits). Should {@code first} fail, {@code then}
-     * does not run; should {@code then} fail, {@code first} has committed. Null (the default) where
-     * the driver sends statements one at a time. The lease form's claim so carries the acks
-     * waiting: a claim and an ack each took a round trip of their own, and on a virtual machine
-     * each round trip's wait and wake costs the JVM more CPU than the statements' own work.
-     */
-    default String chain(String first, String then) {
-        return null;
-    }
-
-    /**
-     * {@code statement} and then the commit of the transaction it runs in, sent to the server
-     * together: one round trip where the statement and the commit took two. Its results are
-     * {@code statement}'s, then the commit's count; should {@code statement} fail, nothing commits.
-     * Null (the default) where the driver sends statements one at a time. The row lock form so
-     * writes a claim's acks and commits its transaction.
-     */
-    default String withCommit(String statement) {
-        return null;
-    }
-
-    /**
-     * {@code statement}, the commit of the transaction it runs in, and {@code next} in a
-     * transaction begun after that commit, which stays open: one round trip where the three took
-     * two. Its results are {@code statement}'s, the counts of the commit and the begin, then
-     * {@code next}'s. Should {@code statement} or the commit fail, nothing commits and {@code next}
-     * does not run; should {@code next} fail, {@code statement} has committed, and what began for
-     * {@code next} is rolled back. Null (the default) where the driver sends statements one at a
-     * time. The row lock form's next claim so carries the acks and the commit of the claim its
-     * worker has just worked, as a plain loop's next batch would follow its commit.
-     */
-    default String withCommitThen(String statement, String next) {
-        return null;
-    }
-
-    /**
-     * {@code perRow}, one of this dialect's statements that acts on the row {@code :id} (while it
-     * holds {@code :token}, where it names one), as one statement for a list of rows: they come as
-     * the one parameter {@code :rows} ({@link #bindRows}), the other parameters of {@code perRow}
-     * once. A statement that changes rows returns how many it changed; a query (the advisory take)
-     * returns those of the list it finds, as {@code perRow} returns its one. Null (the default)
-     * where the engine runs {@code perRow} a row at a time (a JDBC batch where it changes rows),
-     * which costs a round trip per row on a driver that neither pipelines nor rewrites a batch
-     * (MariaDB Connector/J and MySQL Connector/J as they come): 16 rows in one statement took a
-     * fifth of the CPU of the batch on MariaDB.
-     */
-    default String forRows(TableShape table, String perRow) {
-        return null;
-    }
-
-    /**
-     * Binds the rows of a {@link #forRows} statement (and the {@code :ids} of {@link #ackAll}, with no
-     * tokens): each row's id, and its lease token where {@code tokens} is not null (the same length,
-     * each {@link #stored}).
+     * Binds the {@code :rows} of a statement for many rows (the {@code stampRows}, {@code ackRows},
+     * {@code takeRows} and {@code countRows} of the forms' statements), and the {@code :ids} of
+     * their {@code ackAll} with no tokens: each row's id, and its lease token where {@code tokens}
+     * is not null (the same length, each {@link #stored}).
      */
     default void bindRows(PreparedStatement statement, int index, Object[] ids, Instant[] tokens)
             throws SQLException {
@@ -369,12 +260,12 @@ public interface Dialect {
     /** The statements of the lease form. */
     LeaseStatements lease(TableShape table);
 
-    /** The statements of the advisory lock form, where {@link #forms()} has it. */
+    /** The statements of the advisory lock form, where {@link Capabilities#forms()} has it. */
     default AdvisoryStatements advisory(TableShape table) {
         throw new UnsupportedOperationException(name() + " does not serve the advisory lock form");
     }
 
-    /** The statements of the row lock form, where {@link #forms()} has it. */
+    /** The statements of the row lock form, where {@link Capabilities#forms()} has it. */
     default RowLockStatements rowLock(TableShape table) {
         throw new UnsupportedOperationException(name() + " does not serve the row lock form");
     }

@@ -85,9 +85,9 @@ final class AdvisoryLoop implements BaselineLoop {
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(transactional ? transaction : session);
         this.effectPs = transactional ? transaction.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
         TableShape shape = db.shape(ClaimForm.ADVISORY);
-        this.countRows = count == null ? null : RowList.of(dialect, shape, count, session);
-        this.takeRows = RowList.of(dialect, shape, take, session);
-        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, shape, ack, session);
+        this.countRows = count == null ? null : RowList.of(dialect, statements.countRows(), count, session);
+        this.takeRows = RowList.of(dialect, statements.takeRows(), take, session);
+        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, statements.ackRows(), ack, session);
     }
 
     @Override
@@ -189,7 +189,7 @@ final class AdvisoryLoop implements BaselineLoop {
             sql.set(ps, "id", id);
             ps.addBatch();
         }
-        boolean commitsOnce = ids.size() == 1 || dialect.batchCommitsOnce();
+        boolean commitsOnce = ids.size() == 1 || dialect.capabilities().batchCommitsOnce();
         if (!commitsOnce) {
             session.setAutoCommit(false);
         }

@@ -29,7 +29,11 @@ final class BaselineDrain {
         TableShape shape = db.shape(form);
         InboxSpec spec = shape.spec();
         // As the engine: the acks of many rows in one statement where the dialect has one.
-        String ackAll = transactional || batch == 1 ? null : dialect.ackAll(shape, form == ClaimForm.LEASE);
+        String ackAll = transactional || batch == 1 ? null : switch (form) {
+            case LEASE -> dialect.lease(shape).ackAll();
+            case ROW_LOCK -> dialect.rowLock(shape).ackAll();
+            case ADVISORY -> dialect.advisory(shape).ackAll();
+        };
         Set<String> inProcessLocks = ConcurrentHashMap.newKeySet();
         AtomicLong done = new AtomicLong();
         AtomicBoolean failed = new AtomicBoolean();

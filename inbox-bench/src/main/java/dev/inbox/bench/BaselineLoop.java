@@ -34,7 +34,7 @@ interface BaselineLoop extends AutoCloseable {
 
     /**
      * Acks {@code ids}, each holding {@code token} where the statement takes tokens, with the one
-     * statement of {@link dev.inbox.spi.Dialect#ackAll}; throws unless it returned each row.
+     * statement of the forms' {@code ackAll}; throws unless it returned each row.
      */
     static void ackAllInOne(PreparedStatement ps, Sql sql, List<Object> ids, Instant token, Dialect dialect)
             throws SQLException {

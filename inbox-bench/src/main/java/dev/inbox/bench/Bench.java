@@ -190,7 +190,7 @@ public final class Bench {
         if (args.runs("latency")) {
             for (ClaimForm form : forms) {
                 latency(db, form, LatencyBench.Wake.LOCAL);
-                if (db.dialect().listensForNotifications()) {
+                if (db.dialect().capabilities().notifications()) {
                     latency(db, form, LatencyBench.Wake.NOTIFY);
                     latency(db, form, LatencyBench.Wake.POLL);
                 }

@@ -49,7 +49,7 @@ record BenchDatabase(String name, String url) {
     }
 
     boolean serves(ClaimForm form) {
-        return dialect().forms().contains(form);
+        return dialect().capabilities().forms().contains(form);
     }
 
     /** The queue table's description: an advisory_lock column for the advisory form, locked_until for the lease. */

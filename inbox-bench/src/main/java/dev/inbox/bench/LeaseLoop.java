@@ -70,8 +70,8 @@ final class LeaseLoop implements BaselineLoop {
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(settles);
         this.effectPs = transactional ? settles.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
         TableShape shape = db.shape(ClaimForm.LEASE);
-        this.stampRows = stamped ? RowList.of(dialect, shape, stamp, claims) : null;
-        this.ackRows = batchedAcks && ackAll == null ? RowList.of(dialect, shape, ack, settles) : null;
+        this.stampRows = stamped ? RowList.of(dialect, statements.stampRows(), stamp, claims) : null;
+        this.ackRows = batchedAcks && ackAll == null ? RowList.of(dialect, statements.ackRows(), ack, settles) : null;
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.inbox.bench;
 
 import dev.inbox.engine.Sql;
 import dev.inbox.spi.Dialect;
-import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,9 +11,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A statement of one row as one statement for a list of rows, where the dialect writes one
- * ({@link Dialect#forRows}), run as the engine runs it: the rows as one parameter, the times the
- * statement names once.
+ * A statement of one row as one statement for a list of rows, where the dialect writes one (the
+ * forms' statements {@code stampRows}, {@code ackRows}, ...), run as the engine runs it: the rows
+ * as one parameter, the times the statement names once.
  */
 final class RowList {
     private final Sql sql;
@@ -27,9 +26,8 @@ final class RowList {
         this.dialect = dialect;
     }
 
-    /** {@code perRow} for a list of rows, prepared on {@code connection}; null where the dialect writes none. */
-    static RowList of(Dialect dialect, TableShape shape, Sql perRow, Connection connection) throws SQLException {
-        String text = dialect.forRows(shape, perRow.text());
+    /** {@code perRow} for a list of rows, {@code text}, prepared on {@code connection}; null where the dialect writes none. */
+    static RowList of(Dialect dialect, String text, Sql perRow, Connection connection) throws SQLException {
         if (text == null) {
             return null;
         }

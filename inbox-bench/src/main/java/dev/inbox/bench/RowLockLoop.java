@@ -55,8 +55,8 @@ final class RowLockLoop implements BaselineLoop {
         this.ackPs = (this.ackAll != null ? this.ackAll : ack).prepare(connection);
         this.effectPs = transactional ? connection.prepareStatement(BenchDatabase.EFFECT_INSERT) : null;
         TableShape shape = db.shape(ClaimForm.ROW_LOCK);
-        this.stampRows = stamp == null ? null : RowList.of(dialect, shape, stamp, connection);
-        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, shape, ack, connection);
+        this.stampRows = stamp == null ? null : RowList.of(dialect, statements.stampRows(), stamp, connection);
+        this.ackRows = transactional || this.ackAll != null ? null : RowList.of(dialect, statements.ackRows(), ack, connection);
     }
 
     @Override

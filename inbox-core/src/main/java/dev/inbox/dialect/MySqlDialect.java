@@ -6,6 +6,7 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Isolation;
 import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.Capabilities;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -23,7 +24,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,14 +50,13 @@ public final class MySqlDialect extends StandardDialect {
         return product.equalsIgnoreCase("MySQL") || product.equalsIgnoreCase("MariaDB");
     }
 
-    @Override
-    public Set<ClaimForm> forms() {
-        return EnumSet.allOf(ClaimForm.class);
-    }
+    /** Every form; claims run at READ COMMITTED, where a SKIP LOCKED claim locks no gaps. */
+    private static final Capabilities CAPABILITIES = Capabilities.of(EnumSet.allOf(ClaimForm.class), 64)
+            .poolAt(Connection.TRANSACTION_READ_COMMITTED);
 
     @Override
-    public int maxIdentifierLength() {
-        return 64;
+    public Capabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override
@@ -156,12 +155,6 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
-    public int poolIsolation() {
-        // At REPEATABLE READ a SKIP LOCKED claim also locks gaps; claims run at READ COMMITTED.
-        return Connection.TRANSACTION_READ_COMMITTED;
-    }
-
-    @Override
     public Instant stored(Instant time) {
         return time.truncatedTo(ChronoUnit.SECONDS);
     }
@@ -202,9 +195,9 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
-    public AdvisoryStatements advisory(TableShape t) {
+    protected AdvisoryStatements advisoryStatements(TableShape t) {
         // GET_LOCK names are at most 64 characters: the SHA-1 of the key has 40.
-        return advisoryStatements(t, this::tryAdvisoryLock, advisoryUnlock(),
+        return advisoryWithLocks(t, this::tryAdvisoryLock, advisoryUnlock(),
                 "SELECT RELEASE_ALL_LOCKS()");
     }
 
@@ -224,7 +217,7 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     @Override
-    public RowLockStatements rowLock(TableShape t) {
+    protected RowLockStatements rowLockStatements(TableShape t) {
         String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String stamp = t.name(t.spec().attempt())
@@ -253,7 +246,7 @@ public final class MySqlDialect extends StandardDialect {
      * Null for any other statement, and where the id column has a type the list is not read in.
      */
     @Override
-    public String forRows(TableShape t, String perRow) {
+    protected String forRows(TableShape t, String perRow) {
         String idType = ROW_ID_TYPES.get(t.typeName(t.spec().id()));
         if (idType == null) {
             return null;

@@ -5,6 +5,7 @@ import dev.inbox.Column;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.Capabilities;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -23,7 +24,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** PostgreSQL: a lease claim is one statement that locks due rows with SKIP LOCKED, leases and returns them. */
 public final class PostgresDialect extends StandardDialect {
@@ -46,20 +46,13 @@ public final class PostgresDialect extends StandardDialect {
         return metaData.getDatabaseProductName().equalsIgnoreCase("PostgreSQL");
     }
 
-    @Override
-    public Set<ClaimForm> forms() {
-        return EnumSet.allOf(ClaimForm.class);
-    }
+    /** Every form; pgjdbc sends a batch's statements with one Sync, which ends the implicit transaction. */
+    private static final Capabilities CAPABILITIES = Capabilities.of(EnumSet.allOf(ClaimForm.class), 63)
+            .batchesCommitOnce().readingDatabaseClock().notifying();
 
     @Override
-    public int maxIdentifierLength() {
-        return 63;
-    }
-
-    @Override
-    public boolean batchCommitsOnce() {
-        // pgjdbc sends a batch's statements with one Sync, which ends the implicit transaction.
-        return true;
+    public Capabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override
@@ -125,7 +118,7 @@ public final class PostgresDialect extends StandardDialect {
      * any other statement, and where the id column has a type the array is not cast to.
      */
     @Override
-    public String forRows(TableShape t, String perRow) {
+    protected String forRows(TableShape t, String perRow) {
         String idType = ID_TYPES.get(t.typeName(t.spec().id()));
         String where = " WHERE " + t.id() + " = :id";
         int at = perRow.indexOf(where);
@@ -172,7 +165,7 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
-    public String ackAll(TableShape t, boolean leased) {
+    protected String ackAll(TableShape t, boolean leased) {
         String idType = ID_TYPES.get(t.typeName(t.spec().id()));
         if (idType == null) {
             return null;
@@ -198,7 +191,7 @@ public final class PostgresDialect extends StandardDialect {
      * failure of {@code first} skips the rest to the Sync, where what it began rolls back.
      */
     @Override
-    public String chain(String first, String then) {
+    protected String chain(String first, String then) {
         return first + "; BEGIN; COMMIT; " + then;
     }
 
@@ -207,7 +200,7 @@ public final class PostgresDialect extends StandardDialect {
      * transaction's end from the server's reply, so a {@code commit()} after it sends nothing.
      */
     @Override
-    public String withCommit(String statement) {
+    protected String withCommit(String statement) {
         return statement + "; COMMIT";
     }
 
@@ -217,13 +210,8 @@ public final class PostgresDialect extends StandardDialect {
      * block it failed in is left aborted, for the driver's rollback.
      */
     @Override
-    public String withCommitThen(String statement, String next) {
+    protected String withCommitThen(String statement, String next) {
         return statement + "; COMMIT; BEGIN; " + next;
-    }
-
-    @Override
-    public boolean readsDatabaseClock() {
-        return true;
     }
 
     /** The time the statement began, the same for every row it touches. */
@@ -238,7 +226,7 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
-    public RowLockStatements rowLock(TableShape t) {
+    protected RowLockStatements rowLockStatements(TableShape t) {
         String select = "SELECT " + t.id() + " FROM " + t.table() + " WHERE " + due(t) + " ORDER BY " + claimOrder(t)
                 + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String claim = t.name(t.spec().attempt())
@@ -251,8 +239,8 @@ public final class PostgresDialect extends StandardDialect {
     }
 
     @Override
-    public AdvisoryStatements advisory(TableShape t) {
-        return advisoryStatements(t, this::tryAdvisoryLock, advisoryUnlock(),
+    protected AdvisoryStatements advisoryStatements(TableShape t) {
+        return advisoryWithLocks(t, this::tryAdvisoryLock, advisoryUnlock(),
                 "SELECT pg_advisory_unlock_all()");
     }
 

@@ -4,6 +4,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.SqliteMode;
 import dev.inbox.spi.AdvisoryStatements;
+import dev.inbox.spi.Capabilities;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -18,7 +19,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * SQLite: one writer locks the whole database, so no claim can hold rows for a handler; the lease
@@ -43,14 +43,13 @@ public final class SqliteDialect extends StandardDialect {
         return metaData.getDatabaseProductName().equalsIgnoreCase("SQLite");
     }
 
-    @Override
-    public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE, ClaimForm.ADVISORY);
-    }
+    /** The forms that hold nothing open on the database; one writer at a time locks it whole. */
+    private static final Capabilities CAPABILITIES = Capabilities.of(EnumSet.of(ClaimForm.LEASE, ClaimForm.ADVISORY),
+            128).writesLockDatabase();
 
     @Override
-    public int maxIdentifierLength() {
-        return 128;
+    public Capabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override
@@ -83,14 +82,9 @@ public final class SqliteDialect extends StandardDialect {
     }
 
     @Override
-    public AdvisoryStatements advisory(TableShape t) {
+    protected AdvisoryStatements advisoryStatements(TableShape t) {
         // One process's locks: kept in the process, not in the database.
-        return advisoryStatements(t, null, null, null);
-    }
-
-    @Override
-    public boolean writeLocksDatabase() {
-        return true;
+        return advisoryWithLocks(t, null, null, null);
     }
 
     /** SQLite has its transaction modes instead of isolation levels. */

@@ -33,9 +33,10 @@ public abstract class StandardDialect implements Dialect {
         StringJoiner quoted = new StringJoiner(".");
         for (String part : identifier.split("\\.", -1)) {
             Identifiers.check(part, "table or column");
-            if (part.length() > maxIdentifierLength()) {
+            int longest = capabilities().maxIdentifierLength();
+            if (part.length() > longest) {
                 throw new InboxException(InboxException.Kind.DECLARATION, "the name '" + part + "' has "
-                        + part.length() + " characters; " + name() + " takes at most " + maxIdentifierLength()
+                        + part.length() + " characters; " + name() + " takes at most " + longest
                         + ": shorten it");
             }
             quoted.add(quote + part + quote);
@@ -81,7 +82,7 @@ public abstract class StandardDialect implements Dialect {
         return onDatabaseClock(t) ? databaseDeadline(":delay") : ":due";
     }
 
-    /** The database's clock, where {@link #readsDatabaseClock()}. */
+    /** The database's clock, where {@link Capabilities#readsDatabaseClock()}. */
     protected String databaseNow() {
         throw new UnsupportedOperationException(name() + " does not read the database's clock");
     }
@@ -174,7 +175,7 @@ public abstract class StandardDialect implements Dialect {
     }
 
     @Override
-    public LeaseStatements lease(TableShape t) {
+    public final LeaseStatements lease(TableShape t) {
         InboxSpec spec = t.spec();
         String lease = t.name(spec.lease().orElseThrow());
         String extend = "UPDATE " + t.table() + " SET " + lease + " = :expiry" + owned(t);
@@ -189,7 +190,84 @@ public abstract class StandardDialect implements Dialect {
         // A row claimed ahead and never worked goes back as it was: free, its attempt unspent.
         String release = "UPDATE " + t.table() + " SET " + lease + " = NULL"
                 + t.name(spec.attempt()).map(c -> ", " + c + " = " + c + " - 1").orElse("") + owned(t);
-        return leaseClaim(t, extend, ack, retry, drop).withRelease(release);
+        LeaseStatements one = leaseClaim(t, extend, ack, retry, drop).withRelease(release);
+        String all = ackAll(t, true);
+        return one.withRows(one.stamp() == null ? null : forRows(t, one.stamp()), all != null ? null
+                : forRows(t, one.ack()), all, one.style() != LeaseStatements.ClaimStyle.RETURNING || all == null ? null
+                : chain(one.claim(), all));
+    }
+
+    @Override
+    public final RowLockStatements rowLock(TableShape t) {
+        RowLockStatements one = rowLockStatements(t);
+        String all = ackAll(t, false);
+        String acksAndCommit = all == null ? null : withCommit(all);
+        // A claim that stamps each row after its select is no one statement to send after a commit.
+        return one.withRows(one.stamp() == null ? null : forRows(t, one.stamp()), all != null ? null
+                : forRows(t, one.ack()), all, acksAndCommit, acksAndCommit == null || one.stamp() != null ? null
+                : withCommitThen(all, one.claim()));
+    }
+
+    /** The row lock form's statements of one row each; this database's claim with {@link #rowLockSettlements}. */
+    protected RowLockStatements rowLockStatements(TableShape t) {
+        throw new UnsupportedOperationException(name() + " does not serve the row lock form");
+    }
+
+    @Override
+    public final AdvisoryStatements advisory(TableShape t) {
+        AdvisoryStatements one = advisoryStatements(t);
+        String all = ackAll(t, false);
+        return one.withRows(forRows(t, one.take()), one.count() == null ? null : forRows(t, one.count()),
+                all != null ? null : forRows(t, one.ack()), all);
+    }
+
+    /** The advisory lock form's statements of one row each, with this database's locks ({@link #advisoryWithLocks}). */
+    protected AdvisoryStatements advisoryStatements(TableShape t) {
+        throw new UnsupportedOperationException(name() + " does not serve the advisory lock form");
+    }
+
+    /**
+     * {@code perRow}, one of this dialect's statements that acts on the row {@code :id} (while it
+     * holds {@code :token}, where it names one), as one statement for a list of rows: they come as
+     * the one parameter {@code :rows} ({@link #bindRows}), the other parameters of {@code perRow}
+     * once. A statement that changes rows returns how many it changed; a query (the advisory take)
+     * returns those of the list it finds, as {@code perRow} returns its one. Null where the engine
+     * runs {@code perRow} a row at a time (a JDBC batch where it changes rows), which costs a round
+     * trip per row on a driver that neither pipelines nor rewrites a batch.
+     */
+    protected String forRows(TableShape t, String perRow) {
+        return null;
+    }
+
+    /**
+     * One statement that acks many rows, or null where acks go as {@code ackRows} or a JDBC batch
+     * of the form's ack: it does what the form's ack does to each row of {@code :ids} (holding its
+     * {@code :tokens} where {@code leased}), and returns the id of each row it acked.
+     */
+    protected String ackAll(TableShape t, boolean leased) {
+        return null;
+    }
+
+    /**
+     * {@code first}, committed, then {@code then} in a transaction of its own, sent to the server
+     * together on an autocommit connection, results in order; null where the driver sends one
+     * statement at a time.
+     */
+    protected String chain(String first, String then) {
+        return null;
+    }
+
+    /** {@code statement} and the commit of the transaction it runs in, sent together; or null. */
+    protected String withCommit(String statement) {
+        return null;
+    }
+
+    /**
+     * {@code statement}, the commit of the transaction it runs in, and {@code next} in a
+     * transaction begun after that commit, which stays open, sent together; or null.
+     */
+    protected String withCommitThen(String statement, String next) {
+        return null;
     }
 
     @Override
@@ -230,7 +308,7 @@ public abstract class StandardDialect implements Dialect {
      * {@link #advisoryKeyText} writes them): {@code tryLockOf} makes the condition that locks a key
      * without waiting; it, {@code unlock} and {@code unlockAll} are null where the process keeps the locks.
      */
-    protected AdvisoryStatements advisoryStatements(TableShape t,
+    protected AdvisoryStatements advisoryWithLocks(TableShape t,
             java.util.function.UnaryOperator<String> tryLockOf, String unlock, String unlockAll) {
         InboxSpec spec = t.spec();
         String key = advisoryKey(t);

@@ -50,7 +50,7 @@ final class BrokerOpener {
         this.dialect = database.dialect();
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
-        if (dialect.writeLocksDatabase()) {
+        if (dialect.capabilities().writeLocksDatabase()) {
             transactions = new WriteLockFirst(transactions, database);
         }
         this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
@@ -112,7 +112,7 @@ final class BrokerOpener {
                     tables.keySet(), config.clock(), config.setting(SubscriptionOption.POLL_INTERVAL));
             for (Map.Entry<String, OpenedTable> table : tables.entrySet()) {
                 String queue = table.getKey();
-                boolean notifies = dialect.listensForNotifications() && (brokerNotifies
+                boolean notifies = dialect.capabilities().notifications() && (brokerNotifies
                         || channels.containsKey(dialect.listenChannel(table.getValue().spec().table())));
                 InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
@@ -131,10 +131,10 @@ final class BrokerOpener {
     private void checkDeclaration(Subscription<?> subscription) {
         Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
         InboxSpec spec = subscription.table();
-        if (!dialect.forms().contains(spec.claimForm())) {
+        if (!dialect.capabilities().forms().contains(spec.claimForm())) {
             throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
                     + " uses the " + spec.claimForm() + " form, which " + dialect.name() + " does not serve; it serves "
-                    + dialect.forms() + ": change the table's description");
+                    + dialect.capabilities().forms() + ": change the table's description");
         }
     }
 
@@ -189,10 +189,8 @@ final class BrokerOpener {
         }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter != null);
-        String ackAllText = dialect.ackAll(table.shape(), claimForm == ClaimForm.LEASE);
-        Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
         FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
-                reports, deadLetter, ackAll, table.binaryPayload(), config.json(), settings.transactional(),
+                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional(),
                 engine.transactions(), table.shape(), sql -> preparesOrSays(connection, queue, sql));
         Form form = switch (claimForm) {
             case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
@@ -214,7 +212,7 @@ final class BrokerOpener {
             deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));
         }
         if (config.setting(subscription, SubscriptionOption.LISTEN_NOTIFY)) {
-            if (dialect.listensForNotifications()) {
+            if (dialect.capabilities().notifications()) {
                 channels.put(dialect.listenChannel(spec.table()), runner::wake);
             } else if (subscription.setting(SubscriptionOption.LISTEN_NOTIFY).isPresent()) {
                 // Asked of this subscription, not inherited from the broker: refused rather than ignored.
@@ -240,7 +238,7 @@ final class BrokerOpener {
      */
     private void checkServerTransactionMode(Subscription<?> subscription) {
         InboxSpec spec = subscription.table();
-        if (dialect.writeLocksDatabase() && engine.transactions().boundToThread()
+        if (dialect.capabilities().writeLocksDatabase() && engine.transactions().boundToThread()
                 && subscription.get(SubscriptionOption.TRANSACTIONAL)
                 && (spec.mode() == SqliteMode.DEFERRED || spec.mode() == SqliteMode.EXCLUSIVE)) {
             throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()

@@ -74,7 +74,7 @@ final class BrokerPublisher<T> implements Publisher<T> {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
             return insertThrough(target, tx.connection(), payloads, options);
         }
-        if (tx != null && tx.locksDatabase() && database.dialect().writeLocksDatabase()
+        if (tx != null && tx.locksDatabase() && database.dialect().capabilities().writeLocksDatabase()
                 && database.sameAs(tx.database())) {
             throw new InboxException(InboxException.Kind.WRITE_LOCK_HELD, "queue " + queue + ": this thread's"
                     + " transactional delivery holds the database's write lock until it settles, so this publish"

@@ -49,7 +49,7 @@ final class Database implements ConnectionSource {
         this.where = where;
         this.password = password;
         this.identity = identity;
-        this.writeGate = dialect.writeLocksDatabase() ? WriteGate.of(identity) : null;
+        this.writeGate = dialect.capabilities().writeLocksDatabase() ? WriteGate.of(identity) : null;
         this.kept = owned == null ? null : new KeptStatements();
     }
 
@@ -113,8 +113,8 @@ final class Database implements ConnectionSource {
         pool.setMaximumPoolSize(config.connectionLimit());
         pool.setMinimumIdle(Math.min(2, config.connectionLimit()));
         pool.setPoolName("inbox");
-        if (dialect.poolIsolation() >= 0) {
-            pool.setTransactionIsolation(isolationName(dialect.poolIsolation()));
+        if (dialect.capabilities().poolIsolation() >= 0) {
+            pool.setTransactionIsolation(isolationName(dialect.capabilities().poolIsolation()));
         }
         if (!dialect.connectionInitSql().isEmpty()) {
             pool.setConnectionInitSql(String.join("; ", dialect.connectionInitSql()));

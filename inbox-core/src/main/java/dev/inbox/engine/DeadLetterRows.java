@@ -81,7 +81,7 @@ final class DeadLetterRows {
     void retry(Object id) {
         try (Connection connection = target.database().open()) {
             Transactions.run(connection, -1, () -> {
-                if (dialect.writeLocksDatabase()) {
+                if (dialect.capabilities().writeLocksDatabase()) {
                     // SQLite: the write lock first, so that a second retry waits for this one instead of
                     // failing to upgrade its read lock; it then finds the row gone.
                     try (Statement lock = connection.createStatement()) {

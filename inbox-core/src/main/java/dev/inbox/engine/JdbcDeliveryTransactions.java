@@ -29,7 +29,7 @@ final class JdbcDeliveryTransactions implements DeliveryTransactions {
             throw e;
         }
         // SQLite's transactions begin in the table's mode: all but DEFERRED take the lock at BEGIN.
-        boolean locksDatabase = dialect.writeLocksDatabase() && table.mode() != SqliteMode.DEFERRED;
+        boolean locksDatabase = dialect.capabilities().writeLocksDatabase() && table.mode() != SqliteMode.DEFERRED;
         return new Open() {
             @Override
             public Connection connection() {

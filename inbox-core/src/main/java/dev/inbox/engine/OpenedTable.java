@@ -56,7 +56,7 @@ final class OpenedTable {
      *                        {@code SCHEMA} for a table or column the database lacks
      */
     static OpenedTable open(Connection connection, Dialect dialect, InboxSpec spec) throws SQLException {
-        if (spec.clock() == QueueClock.DATABASE && !dialect.readsDatabaseClock()) {
+        if (spec.clock() == QueueClock.DATABASE && !dialect.capabilities().readsDatabaseClock()) {
             throw new InboxException(InboxException.Kind.DECLARATION, "table " + spec.table() + " is on the database's"
                     + " clock, which Inbox reads on PostgreSQL only (statement_timestamp()), not on " + dialect.name()
                     + ": describe the table on the host's clock (QueueClock.HOST, the default)");

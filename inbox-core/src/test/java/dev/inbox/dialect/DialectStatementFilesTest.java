@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inbox.ClaimForm;
 import dev.inbox.Column;
 import dev.inbox.InboxSpec;
-import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.CancelStatements;
 import dev.inbox.spi.Dialect;
-import dev.inbox.spi.LeaseStatements;
-import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -72,7 +69,7 @@ class DialectStatementFilesTest {
                 + " reference tables of DialectStatementFilesTest.\n-- Written by that test, which fails on a"
                 + " difference; write it again with -Dinbox.statements.write=true.\n");
         for (InboxSpec spec : List.of(LEASE, LEASE_PROCESSED, ROW_LOCK, ADVISORY)) {
-            if (dialect.forms().contains(spec.claimForm())) {
+            if (dialect.capabilities().forms().contains(spec.claimForm())) {
                 write(text, spec.table() + " (" + spec.claimForm() + " form)", statements(dialect, spec));
             }
         }
@@ -115,7 +112,7 @@ class DialectStatementFilesTest {
         all.put("cancel delete", cancel.delete());
         all.put("cancel unlock", cancel.unlock());
         all.put("write lock", dialect.takeWriteLock(t));
-        if (dialect.listensForNotifications()) {
+        if (dialect.capabilities().notifications()) {
             all.put("notify", dialect.notifyStatement());
             all.put("listen", dialect.listen(dialect.listenChannel(spec.table())));
             all.put("unlisten", dialect.unlistenAll());
@@ -124,42 +121,13 @@ class DialectStatementFilesTest {
         return all;
     }
 
-    /** A claim form's statements, and those the engine builds from them (a list of rows, a chain). */
+    /** A claim form's statements, each whole as the engine runs it. */
     private static Map<String, String> formStatements(Dialect dialect, TableShape t) {
-        Map<String, String> all = new LinkedHashMap<>();
-        ClaimForm form = t.spec().claimForm();
-        String ackAll = dialect.ackAll(t, form == ClaimForm.LEASE);
-        switch (form) {
-            case LEASE -> {
-                LeaseStatements s = dialect.lease(t);
-                all.putAll(s.all());
-                all.put("lease stamp of a list of rows", s.stamp() == null ? null : dialect.forRows(t, s.stamp()));
-                all.put("acks of a list of rows", ackAll != null ? null : dialect.forRows(t, s.ack()));
-                all.put("ack all", ackAll);
-                all.put("lease claim carrying acks", s.style() != LeaseStatements.ClaimStyle.RETURNING
-                        || ackAll == null ? null : dialect.chain(s.claim(), ackAll));
-            }
-            case ROW_LOCK -> {
-                RowLockStatements s = dialect.rowLock(t);
-                all.putAll(s.all());
-                all.put("row lock stamp of a list of rows", s.stamp() == null ? null : dialect.forRows(t, s.stamp()));
-                all.put("acks of a list of rows", ackAll != null ? null : dialect.forRows(t, s.ack()));
-                all.put("ack all", ackAll);
-                String acksAndCommit = ackAll == null ? null : dialect.withCommit(ackAll);
-                all.put("acks and commit", acksAndCommit);
-                all.put("acks, commit and the next claim", acksAndCommit == null || s.stamp() != null ? null
-                        : dialect.withCommitThen(ackAll, s.claim()));
-            }
-            case ADVISORY -> {
-                AdvisoryStatements s = dialect.advisory(t);
-                all.putAll(s.all());
-                all.put("advisory take of a list of rows", dialect.forRows(t, s.take()));
-                all.put("advisory count of a list of rows", s.count() == null ? null : dialect.forRows(t, s.count()));
-                all.put("acks of a list of rows", ackAll != null ? null : dialect.forRows(t, s.ack()));
-                all.put("ack all", ackAll);
-            }
-        }
-        return all;
+        return switch (t.spec().claimForm()) {
+            case LEASE -> dialect.lease(t).all();
+            case ROW_LOCK -> dialect.rowLock(t).all();
+            case ADVISORY -> dialect.advisory(t).all();
+        };
     }
 
     /** The column types each database reports for the reference tables. */

@@ -142,7 +142,7 @@ class AdvisoryAcksTest {
     private FormContext context(Dialect dialect, ConnectionSource source, boolean transactional) {
         TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
         return new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(), new BrokerListener() {},
-                reports, null, null, true, new ObjectMapper(), transactional,
+                reports, null, true, new ObjectMapper(), transactional,
                 new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
     }
 

@@ -15,7 +15,7 @@ record FormCase(ClaimForm form, TestDatabase db) {
     }
 
     private boolean served() {
-        return db.dialect().forms().contains(form);
+        return db.dialect().capabilities().forms().contains(form);
     }
 
     @Override

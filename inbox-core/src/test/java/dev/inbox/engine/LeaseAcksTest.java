@@ -62,11 +62,9 @@ class LeaseAcksTest {
         // The id's type as PostgreSQL's driver reports it: there the acks go as one statement.
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote,
                 db == TestDatabase.POSTGRES ? Map.of("id", "bigserial") : Map.of());
-        String ackAllText = dialect.ackAll(shape, true);
-        assertThat(ackAllText != null).isEqualTo(db == TestDatabase.POSTGRES);
-        Sql ackAll = ackAllText == null ? null : new Sql("ack all", ackAllText);
+        assertThat(dialect.lease(shape).ackAll() != null).isEqualTo(db == TestDatabase.POSTGRES);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, ackAll, true, new ObjectMapper(), false,
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false,
                 new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
         LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, false);
         insert(db, 5);
@@ -113,8 +111,7 @@ class LeaseAcksTest {
         CountingSource source = new CountingSource(db.dataSource()::getConnection);
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "bigserial"));
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, new Sql("ack all", dialect.ackAll(shape, true)), true,
-                new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
         LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, true);
         assertThat(form.statements()).extracting(Sql::name).doesNotContain("lease claim carrying acks");
         insert(db, 6);
@@ -176,10 +173,8 @@ class LeaseAcksTest {
                     sql -> sql.contains("RETURNING"), "claim refused");
         });
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "integer"));
-        String ackAll = dialect.ackAll(shape, true);
         FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, ackAll == null ? null : new Sql("ack all", ackAll), true,
-                new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
         LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, true);
         insert(db, 6);
         List<InFlight> claimed = form.claim(Instant.now(), 4);

@@ -30,9 +30,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The acks of a row lock claim on PostgreSQL: one statement for its rows with the commit of the
- * claim's transaction after it, sent together ({@link Dialect#withCommit}), where the acks and the
+ * claim's transaction after it, sent together (the statements' {@code acksAndCommit}), where the acks and the
  * commit took a round trip each; and where the worker that worked the claim claims next, sent
- * before that claim in its round trip ({@link Dialect#withCommitThen}).
+ * before that claim in its round trip ({@code acksCommitAndClaim}).
  */
 class RowLockAcksTest {
     private static final String TABLE = "row_lock_ack_jobs";
@@ -85,7 +85,7 @@ class RowLockAcksTest {
 
         assertThat(next).hasSize(1);
         assertThat(calls).as("the acks, the commit and the claim in one statement").containsExactly("prepare "
-                + new Sql("carried", db.dialect().withCommitThen(ackAll(db).text(), claimSql(db))).jdbc());
+                + new Sql("carried", db.dialect().rowLock(shape(db)).acksCommitAndClaim()).jdbc());
         assertThat(connections.get()).as("on the claim's connection").isEqualTo(connectionsBefore);
         assertThat(reports).hasSize(3).allMatch(r -> r.contains(" acked on " + Thread.currentThread().getName()));
         assertThat(db.count(TABLE)).as("committed: another session sees the acked rows gone").isEqualTo(1);
@@ -178,7 +178,7 @@ class RowLockAcksTest {
             return recording(db.dataSource().getConnection());
         };
         FormContext context = new FormContext("acks", spec(), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, ackAll(db), true, new ObjectMapper(), false,
+                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false,
                 new JdbcDeliveryTransactions(source, dialect), shape(db), sql -> true);
         db.execute("INSERT INTO " + TABLE + " (payload) SELECT '\\x7b7d' FROM generate_series(1, " + rows + ")");
         return new RowLockForm(context, dialect.rowLock(shape(db)));
@@ -193,16 +193,8 @@ class RowLockAcksTest {
         return new TableShape(spec(), db.dialect()::quote, Map.of("id", "bigserial"));
     }
 
-    private static Sql ackAll(TestDatabase db) {
-        return new Sql("ack all", db.dialect().ackAll(shape(db), false));
-    }
-
-    private static String claimSql(TestDatabase db) {
-        return db.dialect().rowLock(shape(db)).claim();
-    }
-
     private static String withCommit(TestDatabase db) {
-        return db.dialect().withCommit(ackAll(db).jdbc());
+        return new Sql("acks and commit", db.dialect().rowLock(shape(db)).acksAndCommit()).jdbc();
     }
 
     /** Acks {@code delivery} as the deliverer does, worked on {@code worker} (null: on none). */

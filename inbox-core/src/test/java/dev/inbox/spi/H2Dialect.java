@@ -11,7 +11,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * A dialect as a user would write one for a database the built-ins do not serve: H2, lease form
@@ -30,13 +29,8 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public Set<ClaimForm> forms() {
-        return EnumSet.of(ClaimForm.LEASE);
-    }
-
-    @Override
-    public int maxIdentifierLength() {
-        return 256;
+    public Capabilities capabilities() {
+        return Capabilities.of(EnumSet.of(ClaimForm.LEASE), 256);
     }
 
     @Override

@@ -96,8 +96,8 @@ final class AckBatch {
     }
 
     /**
-     * Writes the acks with {@code sql}, their one statement ({@link Dialect#ackAll}) followed by
-     * the commit of the transaction they run in ({@link Dialect#withCommit}), and reports each; a
+     * Writes the acks with {@code sql}, their one statement (the statements' {@code ackAll}) followed by
+     * the commit of the transaction they run in ({@code acksAndCommit}), and reports each; a
      * failure reports every ack failed and is thrown. Empty afterwards.
      */
     void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {

@@ -110,7 +110,7 @@ final class AckWriter {
     }
 
     /**
-     * The acks waiting, taken by a claim that writes them in its own statement ({@link Dialect#chain});
+     * The acks waiting, taken by a claim that writes them in its own statement ({@code claimCarryingAcks});
      * null when none wait. A claim that fails before they commit gives them back ({@link #notCarried}).
      */
     AckBatch takeForClaim() {

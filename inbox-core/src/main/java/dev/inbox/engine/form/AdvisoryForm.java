@@ -56,6 +56,8 @@ public final class AdvisoryForm implements Form {
     private final ForRows countRows;
     /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
     private final ForRows ackRows;
+    /** The acks of many rows that return their ids, where the dialect writes them; else null. */
+    private final Sql ackAll;
     private final Sql ack;
     private final Sql retry;
     private final Sql drop;
@@ -77,18 +79,19 @@ public final class AdvisoryForm implements Form {
                 ? new ServerLocks(dialect, spec.table(), statements, context.connections())
                 : new ProcessLocks(dialect, spec.table(), lockScope, statements, context.connections());
         this.take = new Sql("advisory take", statements.take());
-        this.takeRows = context.forRows(take);
+        this.takeRows = context.rows(take, statements.takeRows());
         this.count = statements.count() == null ? null : new Sql("advisory count", statements.count());
-        this.countRows = context.forRows(count);
+        this.countRows = context.rows(count, statements.countRows());
         this.ack = new Sql("ack", statements.ack());
-        this.ackRows = context.ackRows(ack);
+        this.ackRows = context.rows(ack, statements.ackRows());
+        this.ackAll = FormContext.ackAll(statements.ackAll());
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
         this.claimed = context.rows();
-        this.parked = locks instanceof ProcessLocks processLocks && dialect.writeLocksDatabase() && count != null
+        this.parked = locks instanceof ProcessLocks processLocks && dialect.capabilities().writeLocksDatabase() && count != null
                 && !context.transactional()
-                ? new ParkedAcks(context, context.acks(ack, ackRows, d -> lost(d, "ack"), false), processLocks,
+                ? new ParkedAcks(context, context.acks(ack, ackRows, ackAll, d -> lost(d, "ack"), false), processLocks,
                         PARKED_ROOM)
                 : null;
     }
@@ -382,7 +385,7 @@ public final class AdvisoryForm implements Form {
         /** Keys still locked that no delivery in work holds: acked rows, and keys given up after a failure. */
         final List<String> heldAside = new ArrayList<>();
         /** A row found gone at its ack was settled by a session that ignored the lock. */
-        final AckBatch acks = context.acks(ack, ackRows, d -> lost(d, "ack"), false);
+        final AckBatch acks = context.acks(ack, ackRows, ackAll, d -> lost(d, "ack"), false);
         boolean closed;
 
         Session(Connection connection) {

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * A statement that acts on one row, as one statement for a list of rows where the dialect writes
- * one ({@link Dialect#forRows}): the rows go as one parameter, so that a batch of rows costs one
+ * one (the statements' {@code ...Rows}): the rows go as one parameter, so that a batch of rows costs one
  * round trip on a driver that sends a JDBC batch as a round trip per row.
  */
 final class ForRows {

@@ -17,8 +17,6 @@ import java.util.function.Predicate;
  * What a claim form of one subscription works with.
  *
  * @param deadLetter    the statement that copies a row into the dead-letter table, or null for none
- * @param ackAll        the form's acks of many rows in one statement ({@link Dialect#ackAll}), parsed
- *                      once for every claim's batch, or null
  * @param binaryPayload true when the payload column holds bytes, false for text
  * @param transactional true when each delivery runs in a transaction of its own with its ack
  * @param transactions  what begins those transactions
@@ -28,7 +26,7 @@ import java.util.function.Predicate;
  *                      refuses leaves the form with a statement per row
  */
 public record FormContext(String queue, InboxSpec spec, Dialect dialect, ConnectionSource connections, Clock clock,
-        BrokerListener listener, Reports reports, String deadLetter, Sql ackAll, boolean binaryPayload,
+        BrokerListener listener, Reports reports, String deadLetter, boolean binaryPayload,
         ObjectMapper json, boolean transactional, DeliveryTransactions transactions, TableShape shape,
         Predicate<Sql> prepares) {
 
@@ -38,27 +36,30 @@ public record FormContext(String queue, InboxSpec spec, Dialect dialect, Connect
     }
 
     /**
-     * A batch of acks to be written together: by the one statement where the dialect has it, else
-     * by {@code ackRows} where there is one, else by {@code ack} a row at a time.
+     * A batch of acks to be written together: by {@code ackAll} where the dialect has it, else by
+     * {@code ackRows} where there is one, else by {@code ack} a row at a time.
      *
-     * @param ackRows the form's {@link #ackRows}, made once: statements are kept prepared by identity
+     * @param ackAll  the form's acks of many rows that return their ids, made once, or null
+     * @param ackRows the form's {@link #rows} of its ack, made once: statements are kept prepared by identity
      * @param inClaim true where the acks run inside a claim's open transaction, which a failure
      *                does not roll back
      */
-    AckBatch acks(Sql ack, ForRows ackRows, Function<InFlight, InboxException> lost, boolean inClaim) {
+    AckBatch acks(Sql ack, ForRows ackRows, Sql ackAll, Function<InFlight, InboxException> lost, boolean inClaim) {
         return new AckBatch(ack, ackAll, ackRows, !inClaim, dialect, connections, lost);
     }
 
-    /** The acks of a list of rows in one statement, where there is no {@link #ackAll} and the dialect writes one. */
-    ForRows ackRows(Sql ack) {
-        return ackAll == null ? forRows(ack) : null;
+    /**
+     * {@code perRow} as one statement for a list of rows, {@code text} from the dialect; null where
+     * there is none or the server does not prepare it.
+     */
+    ForRows rows(Sql perRow, String text) {
+        Sql rows = perRow == null ? null : optional(perRow.name() + " of a list of rows", text);
+        return rows == null ? null : new ForRows(rows, perRow.uses("token"));
     }
 
-    /** {@code perRow} as one statement for a list of rows ({@link Dialect#forRows}); null where there is none. */
-    ForRows forRows(Sql perRow) {
-        Sql rows = perRow == null ? null
-                : optional(perRow.name() + " of a list of rows", dialect.forRows(shape, perRow.text()));
-        return rows == null ? null : new ForRows(rows, perRow.uses("token"));
+    /** The acks of many rows that return their ids, {@code text} from the dialect; null where there is none. */
+    static Sql ackAll(String text) {
+        return text == null ? null : new Sql("ack all", text);
     }
 
     /**

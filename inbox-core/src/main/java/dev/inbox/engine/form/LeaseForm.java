@@ -32,8 +32,8 @@ public final class LeaseForm implements Form {
     private final LeaseStatements.ClaimStyle style;
     private final Sql claim;
     /**
-     * The claim and then the acks waiting, committed apart in one round trip ({@link Dialect#chain}),
-     * where the dialect chains statements and acks many rows in one ({@link Dialect#ackAll}); else null.
+     * The claim and then the acks waiting, committed apart in one round trip
+     * ({@link LeaseStatements#claimCarryingAcks}), where the dialect writes it; else null.
      */
     private final Sql claimThenAcks;
     /** True where a claim's transaction also writes the acks waiting (one writer at a time: SQLite). */
@@ -58,7 +58,7 @@ public final class LeaseForm implements Form {
 
     /**
      * @param ackRoom   how many acks may wait for the writer before a worker waits
-     * @param carryAcks true where claims carry the acks waiting, as the dialect allows ({@link Dialect#chain});
+     * @param carryAcks true where claims carry the acks waiting, as the dialect allows ({@code claimCarryingAcks});
      *                  false, the writer writes every ack (its own tests). A lone worker claiming once
      *                  it has worked its rows carries their acks too: one round trip for the claim and
      *                  the acks where a plain loop makes two (PostgreSQL, batches of 16: 0.8 of the CPU
@@ -72,10 +72,11 @@ public final class LeaseForm implements Form {
         this.style = statements.style();
         this.claim = new Sql("lease claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("lease stamp", statements.stamp());
-        this.stampRows = context.forRows(stamp);
+        this.stampRows = context.rows(stamp, statements.stampRows());
         this.extend = new Sql("lease extend", statements.extend());
         this.ack = new Sql("ack", statements.ack());
-        this.ackRows = context.ackRows(ack);
+        this.ackRows = context.rows(ack, statements.ackRows());
+        Sql ackAll = FormContext.ackAll(statements.ackAll());
         this.retry = new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -84,15 +85,14 @@ public final class LeaseForm implements Form {
         this.claimed = context.rows();
         this.keeper = new LeaseKeeper(context.queue(), context.spec().table(), this::extend, context.connections(),
                 context.clock(), context.listener(), lease);
-        this.claimThenAcks = !carryAcks || context.transactional() || style != LeaseStatements.ClaimStyle.RETURNING
-                || context.ackAll() == null ? null
-                : context.optional("lease claim carrying acks", dialect.chain(claim.text(), context.ackAll().text()));
+        this.claimThenAcks = !carryAcks || context.transactional() ? null
+                : context.optional("lease claim carrying acks", statements.claimCarryingAcks());
         // Where the database takes one writer at a time (SQLite), the claim's own transaction takes the
         // acks waiting: one commit, and no other writer's lock to wait on.
         this.acksInClaim = carryAcks && claimThenAcks == null && !context.transactional()
-                && style == LeaseStatements.ClaimStyle.RETURNING && dialect.writeLocksDatabase();
+                && style == LeaseStatements.ClaimStyle.RETURNING && dialect.capabilities().writeLocksDatabase();
         this.acks = context.transactional() ? null : new AckWriter(
-                context.acks(ack, ackRows, d -> lost(d, "ack"), false), context.connections(), dialect,
+                context.acks(ack, ackRows, ackAll, d -> lost(d, "ack"), false), context.connections(), dialect,
                 context.reports(), ackRoom, claimThenAcks != null || acksInClaim);
     }
 

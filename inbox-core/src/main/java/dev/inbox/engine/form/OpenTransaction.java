@@ -30,7 +30,7 @@ public abstract sealed class OpenTransaction {
      */
     public static OpenTransaction begin(Connection connection, Dialect dialect, InboxSpec table, boolean byStatement)
             throws SQLException {
-        String start = byStatement && !dialect.writeLocksDatabase() ? dialect.startTransaction() : null;
+        String start = byStatement && !dialect.capabilities().writeLocksDatabase() ? dialect.startTransaction() : null;
         if (start != null && connection.getAutoCommit()) {
             int before = connection.getTransactionIsolation();
             int level = dialect.deliveryIsolation(table);

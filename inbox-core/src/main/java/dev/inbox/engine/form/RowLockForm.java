@@ -46,14 +46,16 @@ public final class RowLockForm implements Form {
     private final Sql ack;
     /** The acks of a list of rows in one statement, where the dialect writes it; else null. */
     private final ForRows ackRows;
+    /** The acks of many rows that return their ids, where the dialect writes them; else null. */
+    private final Sql ackAll;
     /**
-     * The acks of many rows ({@link Dialect#ackAll}) and the commit of the claim's transaction,
-     * in one round trip ({@link Dialect#withCommit}), where the dialect writes them; else null.
+     * The acks of many rows and the commit of the claim's transaction, in one round trip
+     * ({@link RowLockStatements#acksAndCommit}), where the dialect writes them; else null.
      */
     private final Sql acksAndCommit;
     /**
-     * The acks of a claim, its commit and the next claim, in one round trip ({@link
-     * Dialect#withCommitThen}), where the dialect writes them; else null. A worker's next claim so
+     * The acks of a claim, its commit and the next claim, in one round trip
+     * ({@link RowLockStatements#acksCommitAndClaim}), where the dialect writes them; else null. A worker's next claim so
      * carries the settlement of the claim it has just worked.
      */
     private final Sql acksThenClaim;
@@ -77,15 +79,15 @@ public final class RowLockForm implements Form {
         this.style = statements.style();
         this.claim = new Sql("row lock claim", statements.claim());
         this.stamp = statements.stamp() == null ? null : new Sql("row lock stamp", statements.stamp());
-        this.stampRows = context.forRows(stamp);
+        this.stampRows = context.rows(stamp, statements.stampRows());
         this.ack = new Sql("ack", statements.ack());
-        this.ackRows = context.ackRows(ack);
-        this.acksAndCommit = context.transactional() || context.ackAll() == null ? null
-                : context.optional("acks and commit", dialect.withCommit(context.ackAll().text()));
+        this.ackRows = context.rows(ack, statements.ackRows());
+        this.ackAll = FormContext.ackAll(statements.ackAll());
+        this.acksAndCommit = context.transactional() ? null
+                : context.optional("acks and commit", statements.acksAndCommit());
         // Where the server binds connections to the task that took them, no claim waits past it.
         this.acksThenClaim = acksAndCommit == null || stamp != null || context.transactions().boundToThread() ? null
-                : context.optional("acks, commit and the next claim",
-                        dialect.withCommitThen(context.ackAll().text(), claim.text()));
+                : context.optional("acks, commit and the next claim", statements.acksCommitAndClaim());
         this.retry = statements.retry() == null ? null : new Sql("retry", statements.retry());
         this.drop = new Sql("drop", statements.drop());
         this.deadLetter = context.deadLetterSql();
@@ -522,7 +524,7 @@ public final class RowLockForm implements Form {
     private final class ClaimTransaction implements Claim {
         private final OpenTransaction transaction;
         private final Connection connection;
-        private final AckBatch acks = context.acks(ack, ackRows, d -> gone(d), true);
+        private final AckBatch acks = context.acks(ack, ackRows, ackAll, d -> gone(d), true);
         private int open;
         private boolean settledAny;
         private boolean ended;

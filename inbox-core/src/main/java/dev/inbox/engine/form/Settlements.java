@@ -93,7 +93,7 @@ final class Settlements {
     }
 
     /**
-     * Acks the deliveries with one statement ({@link Dialect#ackAll}); returns for each whether
+     * Acks the deliveries with one statement (the statements' {@code ackAll}); returns for each whether
      * the statement returned its row's id.
      */
     static boolean[] runAll(ConnectionSource statements, Connection connection, Sql sql, List<InFlight> deliveries,
@@ -107,7 +107,7 @@ final class Settlements {
     }
 
     /**
-     * Binds the acks of {@link Dialect#ackAll} (in {@code sql}, alone or after a claim) for the
+     * Binds the acks of the statements' {@code ackAll} (in {@code sql}, alone or after a claim) for the
      * deliveries; returns their ids as bound, for {@link #readAll}.
      */
     static Object[] bindAll(PreparedStatement ps, Sql sql, List<InFlight> deliveries, Instant now, Dialect dialect)

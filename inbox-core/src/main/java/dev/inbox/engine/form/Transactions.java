@@ -113,16 +113,16 @@ public final class Transactions {
     /**
      * Runs a batch of {@code statements} independent statements on an autocommit connection so
      * that they commit once: as they are where that is one statement or the driver commits a batch
-     * once ({@link Dialect#batchCommitsOnce()}), else in a transaction.
+     * once ({@link dev.inbox.spi.Capabilities#batchCommitsOnce()}), else in a transaction.
      */
     public static <T> T inOneCommit(Connection connection, Dialect dialect, int statements, Work<T> batch)
             throws SQLException {
-        return statements == 1 || dialect.batchCommitsOnce() ? batch.run() : run(connection, dialect, -1, batch);
+        return statements == 1 || dialect.capabilities().batchCommitsOnce() ? batch.run() : run(connection, dialect, -1, batch);
     }
 
     /**
-     * Moves {@code ps}, a chain of statements sent together ({@link Dialect#chain},
-     * {@link Dialect#withCommitThen}), past the update counts of what commits or begins between two
+     * Moves {@code ps}, a chain of statements sent together ({@code claimCarryingAcks},
+     * {@code acksCommitAndClaim}), past the update counts of what commits or begins between two
      * of its results, to the next result set; {@code what} names that result for the error where
      * none comes.
      */

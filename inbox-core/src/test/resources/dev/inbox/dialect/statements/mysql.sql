@@ -33,11 +33,17 @@ SELECT `id`, `attempt`, `payload`, `headers`, `priority` FROM `lease_jobs` WHERE
 -- lease stamp
 UPDATE `lease_jobs` SET `locked_until` = :expiry, `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id;
 
+-- lease stamp of a list of rows
+UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `lease_jobs` ON `lease_jobs`.`id` = inbox_rows.inbox_row_id SET `locked_until` = :expiry, `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
+
 -- lease extend
 UPDATE `lease_jobs` SET `locked_until` = :expiry WHERE `id` = :id AND `locked_until` = :token;
 
 -- ack
 DELETE FROM `lease_jobs` WHERE `id` = :id AND `locked_until` = :token;
+
+-- acks of a list of rows
+DELETE `lease_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]', inbox_row_token DATETIME(6) PATH '$[1]')) AS inbox_rows STRAIGHT_JOIN `lease_jobs` ON `lease_jobs`.`id` = inbox_rows.inbox_row_id AND `lease_jobs`.`locked_until` = inbox_rows.inbox_row_token;
 
 -- retry
 UPDATE `lease_jobs` SET `locked_until` = NULL, `retry_after` = :due WHERE `id` = :id AND `locked_until` = :token;
@@ -47,12 +53,6 @@ DELETE FROM `lease_jobs` WHERE `id` = :id AND `locked_until` = :token;
 
 -- release
 UPDATE `lease_jobs` SET `locked_until` = NULL, `attempt` = `attempt` - 1 WHERE `id` = :id AND `locked_until` = :token;
-
--- lease stamp of a list of rows
-UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `lease_jobs` ON `lease_jobs`.`id` = inbox_rows.inbox_row_id SET `locked_until` = :expiry, `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
-
--- acks of a list of rows
-DELETE `lease_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]', inbox_row_token DATETIME(6) PATH '$[1]')) AS inbox_rows STRAIGHT_JOIN `lease_jobs` ON `lease_jobs`.`id` = inbox_rows.inbox_row_id AND `lease_jobs`.`locked_until` = inbox_rows.inbox_row_token;
 
 -- ==================== lease_done_jobs (LEASE form)
 
@@ -83,11 +83,17 @@ SELECT `id`, 0, `payload`, NULL FROM `lease_done_jobs` WHERE (`locked_until` IS 
 -- lease stamp
 UPDATE `lease_done_jobs` SET `locked_until` = :expiry WHERE `id` = :id;
 
+-- lease stamp of a list of rows
+UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `lease_done_jobs` ON `lease_done_jobs`.`id` = inbox_rows.inbox_row_id SET `locked_until` = :expiry;
+
 -- lease extend
 UPDATE `lease_done_jobs` SET `locked_until` = :expiry WHERE `id` = :id AND `locked_until` = :token;
 
 -- ack
 UPDATE `lease_done_jobs` SET `processed_at` = :processed, `locked_until` = NULL WHERE `id` = :id AND `locked_until` = :token;
+
+-- acks of a list of rows
+UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]', inbox_row_token DATETIME(6) PATH '$[1]')) AS inbox_rows STRAIGHT_JOIN `lease_done_jobs` ON `lease_done_jobs`.`id` = inbox_rows.inbox_row_id AND `lease_done_jobs`.`locked_until` = inbox_rows.inbox_row_token SET `processed_at` = :processed, `locked_until` = NULL;
 
 -- retry
 UPDATE `lease_done_jobs` SET `locked_until` = :due WHERE `id` = :id AND `locked_until` = :token;
@@ -97,12 +103,6 @@ DELETE FROM `lease_done_jobs` WHERE `id` = :id AND `locked_until` = :token;
 
 -- release
 UPDATE `lease_done_jobs` SET `locked_until` = NULL WHERE `id` = :id AND `locked_until` = :token;
-
--- lease stamp of a list of rows
-UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `lease_done_jobs` ON `lease_done_jobs`.`id` = inbox_rows.inbox_row_id SET `locked_until` = :expiry;
-
--- acks of a list of rows
-UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]', inbox_row_token DATETIME(6) PATH '$[1]')) AS inbox_rows STRAIGHT_JOIN `lease_done_jobs` ON `lease_done_jobs`.`id` = inbox_rows.inbox_row_id AND `lease_done_jobs`.`locked_until` = inbox_rows.inbox_row_token SET `processed_at` = :processed, `locked_until` = NULL;
 
 -- ==================== row_lock_jobs (ROW_LOCK form)
 
@@ -136,8 +136,14 @@ SELECT `id`, `attempt`, `payload`, `headers`, `priority` FROM `row_lock_jobs` WH
 -- row lock stamp
 UPDATE `row_lock_jobs` SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id;
 
+-- row lock stamp of a list of rows
+UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `row_lock_jobs` ON `row_lock_jobs`.`id` = inbox_rows.inbox_row_id SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
+
 -- ack
 DELETE FROM `row_lock_jobs` WHERE `id` = :id;
+
+-- acks of a list of rows
+DELETE `row_lock_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `row_lock_jobs` ON `row_lock_jobs`.`id` = inbox_rows.inbox_row_id;
 
 -- retry
 UPDATE `row_lock_jobs` SET `retry_after` = :due WHERE `id` = :id;
@@ -150,12 +156,6 @@ SELECT `id` FROM `row_lock_jobs` WHERE `id` = :id AND `attempt` = :attempt FOR U
 
 -- row lock count
 UPDATE `row_lock_jobs` SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id;
-
--- row lock stamp of a list of rows
-UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `row_lock_jobs` ON `row_lock_jobs`.`id` = inbox_rows.inbox_row_id SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
-
--- acks of a list of rows
-DELETE `row_lock_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `row_lock_jobs` ON `row_lock_jobs`.`id` = inbox_rows.inbox_row_id;
 
 -- ==================== advisory_jobs (ADVISORY form)
 
@@ -195,8 +195,14 @@ SELECT c.id, c.k FROM (SELECT `id` AS id, COALESCE(CAST(`advisory_lock` AS CHAR)
 -- advisory take
 SELECT `id`, `attempt`, `payload`, `headers` FROM `advisory_jobs` WHERE `id` = :id AND (`retry_after` IS NULL OR `retry_after` <= :now);
 
+-- advisory take of a list of rows
+SELECT `id`, `attempt`, `payload`, `headers` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id WHERE (`retry_after` IS NULL OR `retry_after` <= :now);
+
 -- advisory count
 UPDATE `advisory_jobs` SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END WHERE `id` = :id;
+
+-- advisory count of a list of rows
+UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
 
 -- advisory unlock
 SELECT RELEASE_LOCK(SHA1(:key));
@@ -207,17 +213,11 @@ SELECT RELEASE_ALL_LOCKS();
 -- ack
 DELETE FROM `advisory_jobs` WHERE `id` = :id;
 
+-- acks of a list of rows
+DELETE `advisory_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id;
+
 -- retry
 UPDATE `advisory_jobs` SET `retry_after` = :due WHERE `id` = :id;
 
 -- drop
 DELETE FROM `advisory_jobs` WHERE `id` = :id;
-
--- advisory take of a list of rows
-SELECT `id`, `attempt`, `payload`, `headers` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id WHERE (`retry_after` IS NULL OR `retry_after` <= :now);
-
--- advisory count of a list of rows
-UPDATE JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `attempt` + 1 ELSE `attempt` END;
-
--- acks of a list of rows
-DELETE `advisory_jobs` FROM JSON_TABLE(:rows, '$[*]' COLUMNS (inbox_row_id BIGINT PATH '$[0]')) AS inbox_rows STRAIGHT_JOIN `advisory_jobs` ON `advisory_jobs`.`id` = inbox_rows.inbox_row_id;

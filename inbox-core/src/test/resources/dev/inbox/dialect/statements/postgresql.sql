@@ -42,6 +42,12 @@ UPDATE "lease_jobs" SET "locked_until" = :expiry WHERE "id" = :id AND "locked_un
 -- ack
 DELETE FROM "lease_jobs" WHERE "id" = :id AND "locked_until" = :token;
 
+-- ack all
+DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
+
+-- lease claim carrying acks
+WITH due AS (SELECT "id" FROM "lease_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) ORDER BY "priority" DESC, "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "lease_jobs" AS q SET "locked_until" = :expiry, "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END FROM due WHERE q."id" = due."id" RETURNING q."id", q."attempt" - 1, q."payload", q."headers"::text, q."priority"; BEGIN; COMMIT; DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
+
 -- retry
 UPDATE "lease_jobs" SET "locked_until" = NULL, "retry_after" = :due WHERE "id" = :id AND "locked_until" = :token;
 
@@ -50,12 +56,6 @@ DELETE FROM "lease_jobs" WHERE "id" = :id AND "locked_until" = :token;
 
 -- release
 UPDATE "lease_jobs" SET "locked_until" = NULL, "attempt" = "attempt" - 1 WHERE "id" = :id AND "locked_until" = :token;
-
--- ack all
-DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
-
--- lease claim carrying acks
-WITH due AS (SELECT "id" FROM "lease_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) ORDER BY "priority" DESC, "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "lease_jobs" AS q SET "locked_until" = :expiry, "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END FROM due WHERE q."id" = due."id" RETURNING q."id", q."attempt" - 1, q."payload", q."headers"::text, q."priority"; BEGIN; COMMIT; DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
 
 -- ==================== lease_done_jobs (LEASE form)
 
@@ -95,6 +95,12 @@ UPDATE "lease_done_jobs" SET "locked_until" = :expiry WHERE "id" = :id AND "lock
 -- ack
 UPDATE "lease_done_jobs" SET "processed_at" = :processed, "locked_until" = NULL WHERE "id" = :id AND "locked_until" = :token;
 
+-- ack all
+UPDATE "lease_done_jobs" AS q SET "processed_at" = :processed, "locked_until" = NULL FROM unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
+
+-- lease claim carrying acks
+WITH due AS (SELECT "id" FROM "lease_done_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= :now) AND "processed_at" IS NULL ORDER BY "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "lease_done_jobs" AS q SET "locked_until" = :expiry FROM due WHERE q."id" = due."id" RETURNING q."id", 0, q."payload", NULL; BEGIN; COMMIT; UPDATE "lease_done_jobs" AS q SET "processed_at" = :processed, "locked_until" = NULL FROM unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
+
 -- retry
 UPDATE "lease_done_jobs" SET "locked_until" = :due WHERE "id" = :id AND "locked_until" = :token;
 
@@ -103,12 +109,6 @@ DELETE FROM "lease_done_jobs" WHERE "id" = :id AND "locked_until" = :token;
 
 -- release
 UPDATE "lease_done_jobs" SET "locked_until" = NULL WHERE "id" = :id AND "locked_until" = :token;
-
--- ack all
-UPDATE "lease_done_jobs" AS q SET "processed_at" = :processed, "locked_until" = NULL FROM unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
-
--- lease claim carrying acks
-WITH due AS (SELECT "id" FROM "lease_done_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= :now) AND "processed_at" IS NULL ORDER BY "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "lease_done_jobs" AS q SET "locked_until" = :expiry FROM due WHERE q."id" = due."id" RETURNING q."id", 0, q."payload", NULL; BEGIN; COMMIT; UPDATE "lease_done_jobs" AS q SET "processed_at" = :processed, "locked_until" = NULL FROM unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
 
 -- ==================== row_lock_jobs (ROW_LOCK form)
 
@@ -148,6 +148,15 @@ WITH due AS (SELECT "id" FROM "row_lock_jobs" WHERE ("retry_after" IS NULL OR "r
 -- ack
 DELETE FROM "row_lock_jobs" WHERE "id" = :id;
 
+-- ack all
+DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id";
+
+-- acks and commit
+DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id"; COMMIT;
+
+-- acks, commit and the next claim
+DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id"; COMMIT; BEGIN; WITH due AS (SELECT "id" FROM "row_lock_jobs" WHERE ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "row_lock_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) ORDER BY "priority" DESC, "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "row_lock_jobs" AS q SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END FROM due WHERE q."id" = due."id" RETURNING q."id", q."attempt" - 1, q."payload", q."headers"::text, q."priority";
+
 -- retry
 UPDATE "row_lock_jobs" SET "retry_after" = :due WHERE "id" = :id;
 
@@ -159,15 +168,6 @@ SELECT "id" FROM "row_lock_jobs" WHERE "id" = :id AND "attempt" = :attempt FOR U
 
 -- row lock count
 UPDATE "row_lock_jobs" SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END WHERE "id" = :id;
-
--- ack all
-DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id";
-
--- acks and commit
-DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id"; COMMIT;
-
--- acks, commit and the next claim
-DELETE FROM "row_lock_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id"; COMMIT; BEGIN; WITH due AS (SELECT "id" FROM "row_lock_jobs" WHERE ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "row_lock_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) ORDER BY "priority" DESC, "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "row_lock_jobs" AS q SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END FROM due WHERE q."id" = due."id" RETURNING q."id", q."attempt" - 1, q."payload", q."headers"::text, q."priority";
 
 -- ==================== advisory_jobs (ADVISORY form)
 
@@ -213,8 +213,14 @@ SELECT c.id, c.k FROM (SELECT "id" AS id, COALESCE("advisory_lock"::text, "id"::
 -- advisory take
 SELECT "id", "attempt", "payload", "headers"::text FROM "advisory_jobs" WHERE "id" = :id AND ("retry_after" IS NULL OR "retry_after" <= :now);
 
+-- advisory take of a list of rows
+SELECT "id", "attempt", "payload", "headers"::text FROM "advisory_jobs" WHERE "id" = ANY(CAST(:rows AS bigint[])) AND ("retry_after" IS NULL OR "retry_after" <= :now);
+
 -- advisory count
 UPDATE "advisory_jobs" SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END WHERE "id" = :id;
+
+-- advisory count of a list of rows
+UPDATE "advisory_jobs" SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END WHERE "id" = ANY(CAST(:rows AS bigint[]));
 
 -- advisory unlock
 SELECT pg_advisory_unlock(hashtextextended(:key, 0));
@@ -225,17 +231,11 @@ SELECT pg_advisory_unlock_all();
 -- ack
 DELETE FROM "advisory_jobs" WHERE "id" = :id;
 
+-- ack all
+DELETE FROM "advisory_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id";
+
 -- retry
 UPDATE "advisory_jobs" SET "retry_after" = :due WHERE "id" = :id;
 
 -- drop
 DELETE FROM "advisory_jobs" WHERE "id" = :id;
-
--- advisory take of a list of rows
-SELECT "id", "attempt", "payload", "headers"::text FROM "advisory_jobs" WHERE "id" = ANY(CAST(:rows AS bigint[])) AND ("retry_after" IS NULL OR "retry_after" <= :now);
-
--- advisory count of a list of rows
-UPDATE "advisory_jobs" SET "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END WHERE "id" = ANY(CAST(:rows AS bigint[]));
-
--- ack all
-DELETE FROM "advisory_jobs" AS q USING unnest(CAST(:ids AS bigint[])) AS a(id) WHERE q."id" = a.id RETURNING q."id";
