@@ -2,10 +2,10 @@ package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
-import dev.inbox.engine.Sql;
+import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.AdvisoryStatements;
-import dev.inbox.spi.TableShape;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -3,7 +3,7 @@ package dev.inbox.bench;
 import dev.inbox.ClaimForm;
 import dev.inbox.Publisher;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.Sql;
+import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

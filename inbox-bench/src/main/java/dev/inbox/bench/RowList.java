@@ -1,6 +1,6 @@
 package dev.inbox.bench;
 
-import dev.inbox.engine.Sql;
+import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,7 +2,7 @@ package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
-import dev.inbox.engine.Sql;
+import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;

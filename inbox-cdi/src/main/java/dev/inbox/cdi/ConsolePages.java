@@ -1,6 +1,6 @@
 package dev.inbox.cdi;
 
-import dev.inbox.engine.DeadLetter;
+import dev.inbox.DeadLetter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.inbox.cdi;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.DeadLetter;
 import dev.inbox.InboxException;
-import dev.inbox.engine.DeadLetter;
+import dev.inbox.QueueHealth;
+import dev.inbox.QueueStats;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueHealth;
-import dev.inbox.engine.QueueStats;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

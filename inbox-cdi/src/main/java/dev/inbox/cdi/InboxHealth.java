@@ -1,7 +1,7 @@
 package dev.inbox.cdi;
 
-import dev.inbox.engine.BrokerHealth;
-import dev.inbox.engine.QueueHealth;
+import dev.inbox.BrokerHealth;
+import dev.inbox.QueueHealth;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.function.Predicate;

@@ -1,8 +1,8 @@
 package dev.inbox.cdi;
 
-import dev.inbox.engine.BrokerListener;
+import dev.inbox.QueueStats;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueStats;
+import dev.inbox.spi.BrokerListener;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.BatchCallback;

@@ -1,6 +1,6 @@
 package dev.inbox.cdi;
 
-import dev.inbox.engine.QueueStats;
+import dev.inbox.QueueStats;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Map;

@@ -1,16 +1,16 @@
 package dev.inbox.cdi;
 
+import dev.inbox.BrokerHealth;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.QueueHealth;
 import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
-import dev.inbox.engine.BrokerHealth;
-import dev.inbox.engine.BrokerListener;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueHealth;
 import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.JndiDataSources;
 import dev.inbox.jca.Registration;
+import dev.inbox.spi.BrokerListener;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.control.RequestContextController;

@@ -1,7 +1,7 @@
 package dev.inbox.cdi;
 
 import dev.inbox.InboxSpec;
-import dev.inbox.engine.DeliveryTransactions;
+import dev.inbox.spi.DeliveryTransactions;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;

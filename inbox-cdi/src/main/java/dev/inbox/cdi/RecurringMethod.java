@@ -3,7 +3,7 @@ package dev.inbox.cdi;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
-import dev.inbox.engine.CronSchedule;
+import dev.inbox.engine.InboxBroker;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.Bean;
 import java.lang.reflect.Method;
@@ -111,7 +111,7 @@ final class RecurringMethod {
         Class payloadType = payloadType();
         RecurringJob<?> job = RecurringJob.of(name(), cron, queue(), payloadType, (Function) call).zone(zone)
                 .enabled(enabled.map(Boolean::parseBoolean).orElse(true));
-        CronSchedule.check(job);
+        InboxBroker.checkRecurring(job);
         return job;
     }
 

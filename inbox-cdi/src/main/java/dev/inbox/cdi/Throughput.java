@@ -1,6 +1,6 @@
 package dev.inbox.cdi;
 
-import dev.inbox.engine.BrokerListener;
+import dev.inbox.spi.BrokerListener;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

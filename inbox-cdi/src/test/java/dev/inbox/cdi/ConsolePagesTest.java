@@ -2,7 +2,7 @@ package dev.inbox.cdi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.engine.DeadLetter;
+import dev.inbox.DeadLetter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

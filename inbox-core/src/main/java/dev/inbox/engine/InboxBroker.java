@@ -5,15 +5,31 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.inbox.BrokerHealth;
 import dev.inbox.Cancellation;
-import dev.inbox.InboxException;
+import dev.inbox.DeadLetter;
 import dev.inbox.InboxException.Kind;
+import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Publisher;
+import dev.inbox.QueueStats;
 import dev.inbox.RecurringJob;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
+import dev.inbox.internal.broker.BrokerConfig;
+import dev.inbox.internal.broker.BrokerOpener;
+import dev.inbox.internal.broker.BrokerPublisher;
+import dev.inbox.internal.broker.CronSchedule;
+import dev.inbox.internal.broker.DeadLetterRows;
+import dev.inbox.internal.broker.Lifecycle;
+import dev.inbox.internal.broker.OpenedBroker;
+import dev.inbox.internal.broker.Payloads;
+import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.Threads;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,7 +83,7 @@ public final class InboxBroker implements AutoCloseable {
     private final List<Dialect> userDialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private ObjectMapper json = defaultJson();
-    private Threads threads = Threads.platform();
+    private Threads threads = new PlatformThreads();
     private BrokerListener listener = new BrokerListener() {};
     private Executor handlerContext = Runnable::run;
     private DeliveryTransactions deliveryTransactions;
@@ -117,6 +133,16 @@ public final class InboxBroker implements AutoCloseable {
     }
 
     // ---- configuration: no I/O ----
+
+    /**
+     * Checks a recurring job's cron expression and zone as {@link #connect()} would, without a
+     * broker: for a deployment that checks its declarations before any broker opens.
+     *
+     * @throws InboxException {@code DECLARATION} naming the job and what to write instead
+     */
+    public static void checkRecurring(RecurringJob<?> job) {
+        CronSchedule.check(job);
+    }
 
     /** The lease of lease tables whose subscription sets none: whole seconds, at least one, rounded up. */
     public InboxBroker lease(Duration value) {

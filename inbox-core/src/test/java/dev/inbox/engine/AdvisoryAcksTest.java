@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.ClaimForm;
-import dev.inbox.engine.form.AdvisoryForm;
-import dev.inbox.engine.form.ConnectionSource;
-import dev.inbox.engine.form.FormContext;
-import dev.inbox.engine.form.HandlerTransaction;
+import dev.inbox.internal.form.AdvisoryForm;
+import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.HandlerTransaction;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
+import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
+import dev.inbox.spi.Threads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -85,7 +90,7 @@ class AdvisoryAcksTest {
                 .doesNotContain(second.get(1).id());
 
         // No claim comes: the writer writes the acks once they have waited.
-        form.start(Threads.platform(), "adv", List.of());
+        form.start(new PlatformThreads(), "adv", List.of());
         reports.lines.clear();
         ack(second.get(1));
         ack(third.get(0));

@@ -6,6 +6,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.spi.BrokerListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.inbox.engine;
 
+import dev.inbox.internal.task.Waiting;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;

@@ -3,9 +3,13 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.BrokerHealth;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
+import dev.inbox.QueueHealth;
 import dev.inbox.Subscription;
+import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.spi.Threads;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -113,7 +117,7 @@ class HealthTest {
 
     /** Platform threads that, while {@code hold} is set, keep the tasks handed to them instead of running them. */
     private static final class HeldThreads implements Threads {
-        private final Threads platform = Threads.platform();
+        private final Threads platform = new PlatformThreads();
         private final List<Runnable> held = new CopyOnWriteArrayList<>();
         volatile boolean hold;
         /** The tasks held, by name: every task unless set. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.internal.jdbc.KeptStatements;
+import dev.inbox.internal.jdbc.Sql;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -7,11 +7,17 @@ import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
-import dev.inbox.engine.form.ConnectionSource;
-import dev.inbox.engine.form.FormContext;
-import dev.inbox.engine.form.LeaseForm;
+import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.form.LeaseForm;
+import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
+import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
+import dev.inbox.spi.Threads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -77,7 +83,7 @@ class LeaseAcksTest {
         for (InFlight delivery : claimed) {
             ack(delivery); // the writer is not running yet: all five wait together
         }
-        form.start(Threads.platform(), "acks", List.of());
+        form.start(new PlatformThreads(), "acks", List.of());
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (reports.size() < 5 && System.nanoTime() < deadline) {
             Thread.sleep(5);
@@ -140,7 +146,7 @@ class LeaseAcksTest {
         assertThat(db.count(TABLE)).isEqualTo(4);
 
         // No claim comes: the writer writes the ack once it has waited.
-        form.start(Threads.platform(), "acks", List.of());
+        form.start(new PlatformThreads(), "acks", List.of());
         reports.clear();
         ack(claimed.get(3));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -286,7 +292,7 @@ class LeaseAcksTest {
     /** Three times, publishes fewer jobs than a claim takes and waits for their rows to go, no timer firing. */
     private static void drainsWithTimersHeldBack(TestDatabase db, InboxSpec table) throws Exception {
         AtomicInteger heldBack = new AtomicInteger();
-        Threads platform = Threads.platform();
+        Threads platform = new PlatformThreads();
         Threads noTimers = new Threads() {
             @Override
             public void run(String name, Runnable task) {

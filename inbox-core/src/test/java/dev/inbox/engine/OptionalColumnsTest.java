@@ -13,6 +13,7 @@ import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.PublishOptions;
 import dev.inbox.Subscription;
+import dev.inbox.spi.BrokerListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

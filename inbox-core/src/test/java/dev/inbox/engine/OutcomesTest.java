@@ -7,6 +7,7 @@ import dev.inbox.Delivery;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.Publisher;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import java.time.Duration;
 import java.util.List;

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.ClaimForm;
-import dev.inbox.InboxException;
 import dev.inbox.InboxException.Kind;
+import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.spi.BrokerListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,8 @@ package dev.inbox.engine;
 
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
-import dev.inbox.engine.form.Reports;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.form.Reports;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

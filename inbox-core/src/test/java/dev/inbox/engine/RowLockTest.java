@@ -6,6 +6,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.Isolation;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.spi.BrokerListener;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -2,6 +2,9 @@ package dev.inbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.internal.task.SerialTask;
+import dev.inbox.spi.Threads;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +73,7 @@ class SerialTaskTest {
     @Test
     void aStepThatThrowsRunsAgainWhenSignalled() throws Exception {
         AtomicInteger runs = new AtomicInteger();
-        SerialTask task = new SerialTask(Threads.platform(), "throws", () -> {
+        SerialTask task = new SerialTask(new PlatformThreads(), "throws", () -> {
             if (runs.incrementAndGet() == 1) {
                 throw new IllegalStateException("a step's failure, logged");
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.spi.BrokerListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

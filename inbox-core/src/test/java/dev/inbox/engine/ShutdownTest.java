@@ -3,6 +3,7 @@ package dev.inbox.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Outcome;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import java.sql.Connection;
 import java.time.Duration;

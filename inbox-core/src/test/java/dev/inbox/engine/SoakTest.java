@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Publisher;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import java.lang.management.ManagementFactory;
 import java.net.URI;

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.Column;
-import dev.inbox.InboxException;
 import dev.inbox.InboxException.Kind;
+import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.QueueClock;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
+import dev.inbox.internal.broker.BrokerOpener;
 import java.time.Duration;
 import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;

@@ -1,6 +1,7 @@
 package dev.inbox.engine;
 
 import dev.inbox.InboxSpec;
+import dev.inbox.spi.DeliveryTransactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;

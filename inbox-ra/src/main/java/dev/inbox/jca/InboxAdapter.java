@@ -1,8 +1,8 @@
 package dev.inbox.jca;
 
+import dev.inbox.QueueHealth;
+import dev.inbox.ShutdownReport;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueHealth;
-import dev.inbox.engine.ShutdownReport;
 import java.util.List;
 
 /**

@@ -1,14 +1,14 @@
 package dev.inbox.jca;
 
 import dev.inbox.InboxException;
+import dev.inbox.QueueHealth;
+import dev.inbox.ShutdownReport;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueHealth;
-import dev.inbox.engine.ShutdownReport;
-import java.util.List;
 import jakarta.resource.Referenceable;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterAssociation;
 import java.io.Serializable;
+import java.util.List;
 import javax.naming.Reference;
 
 /**

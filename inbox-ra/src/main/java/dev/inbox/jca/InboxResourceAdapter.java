@@ -1,10 +1,10 @@
 package dev.inbox.jca;
 
 import dev.inbox.InboxException;
+import dev.inbox.QueueHealth;
+import dev.inbox.ShutdownReport;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.QueueHealth;
-import dev.inbox.engine.ShutdownReport;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.BootstrapContext;

@@ -1,6 +1,6 @@
 package dev.inbox.jca;
 
-import dev.inbox.engine.Threads;
+import dev.inbox.spi.Threads;
 import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkException;
 import jakarta.resource.spi.work.WorkManager;

@@ -2,10 +2,10 @@ package dev.inbox.testkit;
 
 import dev.inbox.InboxException;
 import dev.inbox.Publisher;
+import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import dev.inbox.engine.InboxBroker;
-import dev.inbox.engine.ShutdownReport;
-import dev.inbox.engine.Waiting;
+import dev.inbox.internal.task.Waiting;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.DeadLetter;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.PublishOptions;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.internal.jdbc.WriteGate;
 import dev.inbox.testkit.InboxTestKit;
 import java.lang.ref.WeakReference;
 import java.sql.PreparedStatement;

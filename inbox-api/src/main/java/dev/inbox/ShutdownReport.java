@@ -1,0 +1,13 @@
+package dev.inbox;
+
+/**
+ * What a broker's shutdown released and closed.
+ *
+ * @param rowsReleased       claimed rows given back to their queue at once (claimed but not yet
+ *                           handled, or whose handler was cut off at the drain timeout)
+ * @param locksReleased      advisory locks released for deliveries in work, their sessions given back to the pool
+ * @param handlersCutOff     handlers still running at the drain timeout, whose deliveries were dropped
+ * @param connectionsClosed  sessions closed instead of given back, so that the locks they held ended with
+ *                           them (their release failed); a pool the broker built is closed too, uncounted
+ */
+public record ShutdownReport(int rowsReleased, int locksReleased, int handlersCutOff, int connectionsClosed) {}

@@ -1,0 +1,69 @@
+package dev.inbox.internal.broker;
+
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+import dev.inbox.InboxException;
+import dev.inbox.RecurringJob;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+
+/**
+ * A recurring job's cron expression in its zone: six fields, seconds first, as Spring writes them
+ * (parsed by cron-utils). {@link #text} is what the schedule table keeps, so a server that starts
+ * with another expression or zone sees the change.
+ */
+public final class CronSchedule {
+    private static final CronParser PARSER = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(
+            CronType.SPRING53));
+
+    private final RecurringJob<?> job;
+    private final ExecutionTime times;
+
+    private CronSchedule(RecurringJob<?> job, ExecutionTime times) {
+        this.job = job;
+        this.times = times;
+    }
+
+    /**
+     * Checks {@code job}'s expression, as a broker would at connect (the CDI extension checks it at
+     * deployment).
+     *
+     * @throws InboxException {@code DECLARATION} naming the job and what to write instead
+     */
+    public static void check(RecurringJob<?> job) {
+        of(job);
+    }
+
+    /**
+     * @throws InboxException {@code DECLARATION} naming the job and what to write instead
+     */
+    static CronSchedule of(RecurringJob<?> job) {
+        ExecutionTime times;
+        try {
+            times = ExecutionTime.forCron(PARSER.parse(job.cron()).validate());
+        } catch (IllegalArgumentException e) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "recurring job " + job.name()
+                    + ": the cron expression \"" + job.cron() + "\" is not one Inbox reads (" + e.getMessage()
+                    + "): write six fields, seconds first, such as \"0 */5 * * * *\" for every five minutes", e);
+        }
+        CronSchedule schedule = new CronSchedule(job, times);
+        if (schedule.nextAfter(Instant.now()) == null) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "recurring job " + job.name()
+                    + ": the cron expression \"" + job.cron() + "\" has no time to come: correct it");
+        }
+        return schedule;
+    }
+
+    /** The first occurrence strictly after {@code time}; null when none comes. */
+    Instant nextAfter(Instant time) {
+        return times.nextExecution(ZonedDateTime.ofInstant(time, job.zone())).map(ZonedDateTime::toInstant)
+                .orElse(null);
+    }
+
+    /** The expression and zone as the schedule table keeps them. */
+    String text() {
+        return job.cron() + " " + job.zone().getId();
+    }
+}

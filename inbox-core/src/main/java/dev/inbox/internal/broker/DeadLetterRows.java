@@ -1,0 +1,168 @@
+package dev.inbox.internal.broker;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.DeadLetter;
+import dev.inbox.InboxException;
+import dev.inbox.PublishOptions;
+import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.internal.jdbc.Transactions;
+import dev.inbox.spi.Dialect;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An operator's view of one queue's dead-letter table: its rows listed newest first, one moved
+ * back into the queue as a new job on its first attempt, or one deleted. A retry inserts and
+ * deletes in one transaction, so a row retried twice at once becomes one job, and the second
+ * retry finds it gone.
+ */
+public final class DeadLetterRows {
+    private final String queue;
+    private final String deadTable;
+    private final PublishQueue target;
+    private final BrokerPublisher<?> publisher;
+    private final ObjectMapper json;
+    private final Dialect dialect;
+    private final boolean headers;
+    private final Sql list;
+    private final Sql read;
+    private final Sql delete;
+
+    DeadLetterRows(String queue, String deadTable, PublishQueue target, BrokerPublisher<?> publisher,
+            ObjectMapper json) {
+        this.queue = queue;
+        this.deadTable = deadTable;
+        this.target = target;
+        this.publisher = publisher;
+        this.json = json;
+        this.dialect = target.database().dialect();
+        this.headers = target.table().spec().headers().isPresent();
+        String table = dialect.quote(deadTable);
+        String id = dialect.quote("id");
+        String content = dialect.quote("payload") + (headers ? ", " + dialect.quote("headers") : "");
+        this.list = new Sql("dead letters", "SELECT " + id + ", " + content + ", " + dialect.quote("attempt") + ", "
+                + dialect.quote("error") + ", " + dialect.quote("failed_at") + " FROM " + table + " ORDER BY "
+                + dialect.quote("failed_at") + " DESC, " + id + " DESC LIMIT :limit");
+        this.read = new Sql("dead letter", "SELECT " + content + " FROM " + table + " WHERE " + id + " = :id");
+        this.delete = new Sql("dead letter delete", "DELETE FROM " + table + " WHERE " + id + " = :id");
+    }
+
+    public List<DeadLetter> list(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit = " + limit + ": list at least one dead letter");
+        }
+        try (Connection connection = target.database().open(); PreparedStatement ps = list.prepare(connection)) {
+            list.setInt(ps, "limit", limit);
+            List<DeadLetter> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int column = 1;
+                    Object id = rs.getObject(column++);
+                    String payload = new String(readPayload(rs, column++), StandardCharsets.UTF_8);
+                    String headerText = headers ? rs.getString(column++) : null;
+                    rows.add(new DeadLetter(id, payload, headerText, rs.getInt(column++), rs.getString(column++),
+                            dialect.readTime(rs, column)));
+                }
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw failed("reading", e);
+        }
+    }
+
+    /** Moves dead letter {@code id} back into the queue, as a new job on its first attempt. */
+    public void retry(Object id) {
+        try (Connection connection = target.database().open()) {
+            Transactions.run(connection, -1, () -> {
+                if (dialect.capabilities().writeLocksDatabase()) {
+                    // SQLite: the write lock first, so that a second retry waits for this one instead of
+                    // failing to upgrade its read lock; it then finds the row gone.
+                    try (Statement lock = connection.createStatement()) {
+                        lock.executeUpdate(dialect.takeWriteLock(target.table().shape()));
+                    }
+                }
+                byte[] payload;
+                String headerText;
+                try (PreparedStatement ps = read.prepare(connection)) {
+                    read.set(ps, "id", id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw gone(id);
+                        }
+                        payload = readPayload(rs, 1);
+                        headerText = headers ? rs.getString(2) : null;
+                    }
+                }
+                publisher.insertEncoded(target, connection, List.of(payload), options(id, headerText));
+                if (deleteRow(connection, id) == 0) {
+                    throw gone(id); // retried or deleted by someone else meanwhile: this insert rolls back
+                }
+                return null;
+            });
+        } catch (SQLException e) {
+            throw failed("moving row " + id + " back from", e);
+        }
+        target.wakes().wake(queue);
+    }
+
+    /** Deletes dead letter {@code id}. */
+    public void delete(Object id) {
+        try (Connection connection = target.database().open()) {
+            if (deleteRow(connection, id) == 0) {
+                throw gone(id);
+            }
+        } catch (SQLException e) {
+            throw failed("deleting row " + id + " from", e);
+        }
+    }
+
+    private int deleteRow(Connection connection, Object id) throws SQLException {
+        try (PreparedStatement ps = delete.prepare(connection)) {
+            delete.set(ps, "id", id);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** The new job keeps the dead row's headers, and its id where the queue table does not generate ids. */
+    private PublishOptions options(Object id, String headerText) {
+        PublishOptions options = PublishOptions.NONE;
+        if (!target.table().spec().id().isGenerated()) {
+            options = options.id(id);
+        }
+        if (headerText != null && !headerText.isBlank()) {
+            try {
+                options = options.headers(json.readValue(headerText, new TypeReference<Map<String, String>>() {}));
+            } catch (JsonProcessingException e) {
+                throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": dead letter " + id
+                        + " of table " + deadTable + " has headers that are not a JSON object of strings: "
+                        + e.getOriginalMessage(), e);
+            }
+        }
+        return options;
+    }
+
+    /** A dead row's payload as bytes, from a binary or a text column as the queue's table has it. */
+    private byte[] readPayload(ResultSet rs, int column) throws SQLException {
+        return target.table().binaryPayload() ? rs.getBytes(column)
+                : rs.getString(column).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private InboxException gone(Object id) {
+        return new InboxException(InboxException.Kind.NOT_FOUND, "queue " + queue + ": table " + deadTable
+                + " has no dead letter " + id + " (retried or deleted already, or never there)");
+    }
+
+    private InboxException failed(String what, SQLException e) {
+        return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": " + what + " dead-letter table "
+                + deadTable + " failed: " + target.database().redact(e.getMessage()), e);
+    }
+}

@@ -1,0 +1,262 @@
+package dev.inbox.internal.broker;
+
+import dev.inbox.Column;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.QueueClock;
+import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A table as one broker uses it: its shape read from the database once, and its insert, checked
+ * on the server. Publishers and the subscription share it.
+ */
+final class OpenedTable {
+    private static final Set<String> BINARY = Set.of("bytea", "blob", "longblob", "mediumblob", "tinyblob",
+            "varbinary", "binary", "binary varying", "bytes");
+
+    private final TableShape shape;
+    private final Sql insert;
+    private final Sql insertUnique;
+    private final boolean binaryPayload;
+    private final long payloadCapacity;
+    private final Sql notify;
+    /** Multi-row inserts by row count, made as publishers need them. */
+    private final Map<Integer, Sql> rowInserts = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The most rows inserted in one statement; more go as a JDBC batch. */
+    private final int mostRowsInOneStatement;
+
+    private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
+            Sql notify, int mostRowsInOneStatement) {
+        this.shape = shape;
+        this.mostRowsInOneStatement = mostRowsInOneStatement;
+        this.insert = insert;
+        this.insertUnique = insertUnique;
+        this.binaryPayload = binaryPayload;
+        this.payloadCapacity = payloadCapacity;
+        this.notify = notify;
+    }
+
+    /**
+     * Reads the table's columns from the database and prepares its insert.
+     *
+     * @throws InboxException {@code DECLARATION} for a name the dialect cannot take,
+     *                        {@code SCHEMA} for a table or column the database lacks
+     */
+    static OpenedTable open(Connection connection, Dialect dialect, InboxSpec spec) throws SQLException {
+        if (spec.clock() == QueueClock.DATABASE && !dialect.capabilities().readsDatabaseClock()) {
+            throw new InboxException(InboxException.Kind.DECLARATION, "table " + spec.table() + " is on the database's"
+                    + " clock, which Inbox reads on PostgreSQL only (statement_timestamp()), not on " + dialect.name()
+                    + ": describe the table on the host's clock (QueueClock.HOST, the default)");
+        }
+        Map<String, String> quoted = new HashMap<>();
+        quoted.put(spec.table(), dialect.quote(spec.table()));
+        for (Column c : spec.columns()) {
+            quoted.put(c.name(), dialect.quote(c.name()));
+        }
+        String probe = dialect.columnProbe(quoted.get(spec.table()),
+                spec.columns().stream().map(c -> quoted.get(c.name())).toList());
+        Map<String, String> types = new HashMap<>();
+        long capacity = 0;
+        Column payload = spec.payload().orElseThrow();
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<Column> columns = spec.columns();
+            for (int i = 0; i < columns.size(); i++) {
+                types.put(columns.get(i).name(), meta.getColumnTypeName(i + 1));
+                if (columns.get(i).equals(payload)) {
+                    // What the column holds, where the database sets a limit below the largest int (a BLOB, a VARCHAR).
+                    int precision = meta.getPrecision(i + 1);
+                    capacity = precision > 0 && precision < Integer.MAX_VALUE ? precision : 0;
+                }
+            }
+        } catch (SQLException e) {
+            throw schema(spec, "column check", probe, e);
+        }
+        TableShape shape = new TableShape(spec, quoted::get, types);
+        Sql insert = new Sql("insert", dialect.insert(shape));
+        prepare(connection, dialect, spec, insert);
+        Sql insertUnique = null;
+        if (spec.uniqueKey().isPresent()) {
+            checkUniqueIndex(connection, spec);
+            insertUnique = new Sql("unique insert", dialect.insertUnique(shape));
+            prepare(connection, dialect, spec, insertUnique);
+        }
+        boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
+        Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
+        return new OpenedTable(shape, insert, insertUnique, binary, capacity, notify,
+                sendsBatchesInBulk(connection.getMetaData()) ? MOST_ROWS_BEFORE_BULK : MOST_ROWS_IN_ONE_STATEMENT);
+    }
+
+    /**
+     * True where the driver sends a JDBC batch of inserts as one bulk command the server runs
+     * from its binary rows (MariaDB Connector/J on MariaDB: COM_STMT_BULK_EXECUTE, its
+     * {@code useBulkStmtsForInserts} default), rather than statement by statement.
+     */
+    private static boolean sendsBatchesInBulk(DatabaseMetaData metaData) throws SQLException {
+        return metaData.getDriverName().startsWith("MariaDB") && metaData.getDatabaseProductName().equals("MariaDB");
+    }
+
+    /**
+     * Checks that a unique index covers the unique-key column alone: without one, duplicate keys
+     * would be inserted without a word.
+     *
+     * @throws InboxException {@code SCHEMA} naming the index to create
+     */
+    private static void checkUniqueIndex(Connection connection, InboxSpec spec) throws SQLException {
+        String column = spec.uniqueKey().orElseThrow().name();
+        String table = spec.table();
+        String schema = null;
+        int dot = table.lastIndexOf('.');
+        if (dot > 0) {
+            schema = table.substring(0, dot);
+            table = table.substring(dot + 1);
+        }
+        DatabaseMetaData meta = connection.getMetaData();
+        for (String name : new String[] {table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)}) {
+            Map<String, List<String>> indexes = new HashMap<>();
+            try (ResultSet rs = meta.getIndexInfo(connection.getCatalog(), schema, name, true, false)) {
+                while (rs.next()) {
+                    String index = rs.getString("INDEX_NAME");
+                    String indexed = rs.getString("COLUMN_NAME");
+                    if (index != null && indexed != null && !rs.getBoolean("NON_UNIQUE")) {
+                        indexes.computeIfAbsent(index, i -> new ArrayList<>()).add(indexed);
+                    }
+                }
+            }
+            for (List<String> columns : indexes.values()) {
+                if (columns.size() == 1 && columns.get(0).equalsIgnoreCase(column)) {
+                    return;
+                }
+            }
+        }
+        throw new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + " has the unique-key column "
+                + column + " but no unique index on it alone, so duplicate keys would be inserted: create one, as in"
+                + " CREATE UNIQUE INDEX " + table + "_" + column + " ON " + spec.table() + " (" + column + ")");
+    }
+
+    /**
+     * The statement that copies a row of this table into {@code deadTable}, after checking that
+     * table has the columns it needs.
+     *
+     * @throws InboxException {@code SCHEMA} naming both tables and the columns
+     */
+    String deadLetterInsert(Connection connection, Dialect dialect, String deadTable, boolean leased) {
+        InboxSpec spec = shape.spec();
+        List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
+        spec.headers().ifPresent(h -> columns.add("headers"));
+        String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
+        try (Statement s = connection.createStatement()) {
+            s.executeQuery(probe).close();
+        } catch (SQLException e) {
+            throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
+                    + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
+                    + "): create it as README shows. Statement: " + probe, e);
+        }
+        return dialect.deadLetter(shape, deadTable, leased);
+    }
+
+    /** Prepares {@code sql} on the server, turning a failure into {@code SCHEMA} naming table and statement. */
+    static void prepare(Connection connection, Dialect dialect, InboxSpec spec, Sql sql) {
+        try {
+            dialect.prepare(connection, sql.jdbc());
+        } catch (SQLException e) {
+            throw schema(spec, sql.name(), sql.text(), e);
+        }
+    }
+
+    static InboxException schema(InboxSpec spec, String statement, String sql, SQLException cause) {
+        return new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + ": the " + statement
+                + " statement does not prepare on the database (" + cause.getMessage().trim()
+                + "). Create the table with the columns " + spec.columns().stream().map(Column::name).toList()
+                + " in the types README lists, or correct the description. Statement: " + sql, cause);
+    }
+
+    TableShape shape() {
+        return shape;
+    }
+
+    InboxSpec spec() {
+        return shape.spec();
+    }
+
+    Sql insert() {
+        return insert;
+    }
+
+    /**
+     * The insert of all of {@code payloads} in one statement, where the dialect writes one and they
+     * are few and small enough for one packet ({@value #MOST_ROWS_IN_ONE_STATEMENT} rows, 1 MiB, or
+     * {@value #MOST_ROWS_BEFORE_BULK} rows where a batch goes in bulk); else null.
+     */
+    Sql insertRows(Dialect dialect, List<byte[]> payloads) {
+        if (payloads.size() < 2 || payloads.size() > mostRowsInOneStatement) {
+            return null;
+        }
+        long bytes = 0;
+        for (byte[] payload : payloads) {
+            bytes += payload.length;
+        }
+        if (bytes > MOST_BYTES_IN_ONE_STATEMENT) {
+            return null;
+        }
+        Sql rows = rowInserts.get(payloads.size());
+        if (rows == null) {
+            String text = dialect.insertRows(shape, payloads.size());
+            if (text == null) {
+                return null;
+            }
+            rows = new Sql("insert of " + payloads.size() + " rows", text);
+            rowInserts.putIfAbsent(payloads.size(), rows);
+        }
+        return rows;
+    }
+
+    static final int MOST_ROWS_IN_ONE_STATEMENT = 256;
+    /**
+     * Where a batch goes in bulk, up to about 160 rows one statement the server parses as text is
+     * still the faster, for the bulk's transaction takes two more round trips (one MariaDB
+     * connection, plain JDBC, the three in turns, rows per second, one statement in autocommit /
+     * {@code START TRANSACTION}, bulk, {@code COMMIT} / a loop with autocommit off, bulk,
+     * {@code COMMIT}: 64 rows 154,000 / 133,000 / 125,000; 128 rows 191,000 / 168,000 / 170,000;
+     * 160 rows 222,000 / 198,000 / 200,000; 192 rows 207,000 / 225,000 / 211,000; 256 rows
+     * 243,000 / 308,000 / 280,000).
+     */
+    static final int MOST_ROWS_BEFORE_BULK = 128;
+    private static final long MOST_BYTES_IN_ONE_STATEMENT = 1 << 20;
+
+    /** The insert of a job with a unique key, which inserts nothing for a duplicate; null without a key column. */
+    Sql insertUnique() {
+        return insertUnique;
+    }
+
+    /** The publisher's notification after its insert, where the database has them; else null. */
+    Sql notifyStatement() {
+        return notify;
+    }
+
+    boolean binaryPayload() {
+        return binaryPayload;
+    }
+
+    /**
+     * The most bytes (characters, in a text column) the payload column holds; 0 where the
+     * database sets no limit below the largest int.
+     */
+    long payloadCapacity() {
+        return payloadCapacity;
+    }
+}

@@ -1,0 +1,147 @@
+package dev.inbox.internal.form;
+
+import dev.inbox.Delivery;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A claimed row from its claim until it settles. Its token (the lease expiry) moves as the keeper
+ * extends it; extension and settlement hold the delivery's monitor, so a settlement never races
+ * an extension with a stale token. Engine-internal; public for the claim forms.
+ */
+public final class InFlight implements Delivery {
+    private final String queue;
+    private final Object id;
+    private final int attempt;
+    private final byte[] payload;
+    private final Map<String, String> headers;
+    private Instant token;
+    private boolean settled;
+    private volatile Thread worker;
+    private volatile Connection transaction;
+    private volatile boolean locksDatabase;
+    private final Claim claim;
+
+    public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token,
+            Claim claim) {
+        this.queue = queue;
+        this.id = id;
+        this.attempt = attempt;
+        this.payload = payload;
+        this.headers = headers;
+        this.token = token;
+        this.claim = claim;
+    }
+
+    @Override
+    public Object id() {
+        return id;
+    }
+
+    /** A delivery is equal to itself alone: two deliveries of one row (a lease lost and claimed again) differ. */
+    @Override
+    public boolean equals(Object other) {
+        return this == other;
+    }
+
+    /**
+     * The row id's hash, where the identity hash the sets of deliveries in work asked for took a call
+     * into the JVM for each delivery.
+     */
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(id);
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public int attempt() {
+        return attempt;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    @Override
+    public synchronized Optional<Instant> deadline() {
+        return Optional.ofNullable(token);
+    }
+
+    @Override
+    public Connection connection() {
+        Connection c = transaction;
+        if (c == null) {
+            throw new IllegalStateException("queue " + queue + " is not transactional: declare the subscription"
+                    + " transactional to write through the delivery's connection");
+        }
+        return c;
+    }
+
+    /**
+     * Lends the delivery's transaction to the handler, or takes it back with null.
+     *
+     * @param locksWholeDatabase true when the transaction holds the database's write lock (SQLite)
+     */
+    public void transaction(Connection connection, boolean locksWholeDatabase) {
+        transaction = connection;
+        locksDatabase = connection != null && locksWholeDatabase;
+    }
+
+    /** True while the delivery's transaction holds the whole database's write lock. */
+    public boolean locksDatabase() {
+        return locksDatabase;
+    }
+
+    /** The payload as read from the row; null when the row holds none. */
+    public byte[] payload() {
+        return payload;
+    }
+
+    /** The ownership token; call while holding this delivery's monitor. */
+    public Instant token() {
+        return token;
+    }
+
+    /** Moves the token after a successful extension; call while holding this delivery's monitor. */
+    public void token(Instant next) {
+        token = next;
+    }
+
+    /** True once settled or released; call while holding this delivery's monitor. */
+    public boolean settled() {
+        return settled;
+    }
+
+    /** Marks the delivery finished; call while holding this delivery's monitor. */
+    public void markSettled() {
+        settled = true;
+    }
+
+    /** What keeps the row claimed (its lease, the claim's transaction, its lock's session), which settles it. */
+    public Claim claim() {
+        return claim;
+    }
+
+    /** The worker thread working it, or null when none is. */
+    public Thread worker() {
+        return worker;
+    }
+
+    public void worker(Thread thread) {
+        worker = thread;
+    }
+
+    @Override
+    public String toString() {
+        return queue + "#" + id + " (attempt " + attempt + ")";
+    }
+}

@@ -1,0 +1,163 @@
+package dev.inbox.internal.form;
+
+import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.Redaction;
+import dev.inbox.internal.task.FailureLog;
+import dev.inbox.internal.task.OutageBackoff;
+import dev.inbox.internal.task.SerialTask;
+import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.Threads;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+
+/**
+ * Extends the lease of every delivery in work of one subscription each half lease, moving each
+ * delivery's token forward. When extending fails (the database out of reach) it tries again soon,
+ * 100 ms doubling to 5 s and never later than the next half lease, so one failure does not cost a
+ * lease. Each pass is a short task the timer signals. It stops at shutdown; a lease then runs out
+ * under its handler.
+ */
+final class LeaseKeeper {
+    private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
+
+    /** Moves one delivery's lease on; false when the row is no longer held. */
+    @FunctionalInterface
+    interface Extension {
+        boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException;
+    }
+
+    private final String queue;
+    private final String table;
+    private final Extension extension;
+    private final ConnectionSource connections;
+    private final Clock clock;
+    private final BrokerListener listener;
+    private final Duration interval;
+    private final FailureLog failures;
+    private final OutageBackoff retry = new OutageBackoff();
+    private volatile boolean stopping;
+    /** When the next pass is due (System.nanoTime()); 0 once it has started. */
+    private volatile long dueAt;
+    /** When the pass running started; 0 when none runs. */
+    private volatile long passStarted;
+    private Threads threads;
+    private SerialTask pass;
+    private Collection<InFlight> inWork;
+
+    LeaseKeeper(String queue, String table, Extension extension, ConnectionSource connections, Clock clock,
+            BrokerListener listener, Duration lease) {
+        this.queue = queue;
+        this.table = table;
+        this.extension = extension;
+        this.connections = connections;
+        this.clock = clock;
+        this.listener = listener;
+        this.interval = lease.dividedBy(2);
+        this.failures = new FailureLog(LOG, "queue " + queue + ": extending leases on table " + table);
+    }
+
+    /** Extends the leases of {@code inWork} each half lease from now on, on {@code threads}. */
+    void start(Threads threads, String name, Collection<InFlight> inWork) {
+        this.threads = threads;
+        this.inWork = inWork;
+        this.pass = new SerialTask(threads, name, this::pass);
+        scheduleIn(interval);
+    }
+
+    private void scheduleIn(Duration wait) {
+        dueAt = System.nanoTime() + wait.toNanos();
+        threads.schedule(wait, pass::signal);
+    }
+
+    /** One pass, then the next one scheduled: a half lease later, sooner after a failure. */
+    private boolean pass() {
+        if (stopping) {
+            return false;
+        }
+        dueAt = 0;
+        passStarted = System.nanoTime();
+        Duration wait;
+        try {
+            if (inWork.isEmpty() || extendAll(inWork)) {
+                retry.succeeded();
+                wait = interval;
+            } else {
+                wait = OutageBackoff.min(retry.failed(), interval);
+            }
+        } finally {
+            passStarted = 0;
+        }
+        if (!stopping) {
+            scheduleIn(wait);
+        }
+        return false;
+    }
+
+    /**
+     * The keeper as liveness sees it at {@code now}: a pass running, waiting for a thread, or due
+     * for more than {@code limitNanos} (the leases it should extend run out meanwhile); null when
+     * it keeps time.
+     */
+    String stuck(long now, long limitNanos) {
+        if (stopping || pass == null) {
+            return null;
+        }
+        long started = passStarted;
+        if (started != 0 && now - started > limitNanos) {
+            return "queue " + queue + ": a pass of the lease keeper on table " + table + " has run for "
+                    + Duration.ofNanos(now - started).toSeconds() + " s";
+        }
+        long due = dueAt;
+        long late = Math.max(pass.waitingNanos(now), due == 0 ? 0 : now - due);
+        if (late > limitNanos) {
+            return "queue " + queue + ": the lease keeper of table " + table + " is " + Duration.ofNanos(late)
+                    .toSeconds() + " s late, so leases in work may run out";
+        }
+        return null;
+    }
+
+    /** The run of failed passes in progress; null when the last pass succeeded. */
+    FailureLog.Outage outage() {
+        return failures.outage();
+    }
+
+    void stop() {
+        stopping = true;
+    }
+
+    /** Extends every lease in work; false when the database could not be reached. */
+    private boolean extendAll(Collection<InFlight> inWork) {
+        try {
+            // In turn with the engine's other writers where the database takes one at a time, and the
+            // turn before a row's monitor, as a delivery that holds its turn takes the monitor to settle:
+            // waiting for the database's lock while holding the monitor left that delivery waiting for it.
+            connections.use(connection -> {
+                for (InFlight delivery : inWork) {
+                    synchronized (delivery) {
+                        // A delivery whose transaction locks the whole database needs no lease: no one can claim.
+                        if (delivery.settled() || delivery.locksDatabase() || stopping) {
+                            continue;
+                        }
+                        if (!extension.extend(connection, delivery, clock.instant())) {
+                            LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before"
+                                    + " the keeper could extend it; its settlement will fail with LEASE_LOST", queue,
+                                    String.valueOf(delivery.id()), table);
+                        }
+                    }
+                }
+                return null;
+            });
+            failures.succeeded();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            listener.databaseFailed(queue, "lease extension", e);
+            failures.failed(() -> Redaction.redact(String.valueOf(e.getMessage())));
+            return false;
+        }
+    }
+}

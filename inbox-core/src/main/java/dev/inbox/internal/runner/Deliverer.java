@@ -1,0 +1,413 @@
+package dev.inbox.internal.runner;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.inbox.BatchHandler;
+import dev.inbox.Handler;
+import dev.inbox.InboxException;
+import dev.inbox.InboxSpec;
+import dev.inbox.Outcome;
+import dev.inbox.internal.form.HandlerTransaction;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.jdbc.Redaction;
+import dev.inbox.internal.jdbc.WriteGate;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * Works one delivery: decodes its payload, calls the handler, turns what happened into an outcome
+ * (a thrown exception is a retry; the last failed attempt or a drop goes to the dead-letter table
+ * where one is declared) and settles it through its claim. In a transactional subscription the
+ * handler runs inside the delivery's transaction, which an ack commits together with the settlement.
+ */
+public final class Deliverer<T> {
+    private static final System.Logger LOG = System.getLogger(Deliverer.class.getName());
+
+    private final EngineContext engine;
+    private final String queue;
+    private final InboxSpec spec;
+    private final Handler<T> handler;
+    private final BatchHandler<T> batchHandler;
+    private final ObjectReader reader;
+    private final RunnerSettings settings;
+    private final SettlementReports reports;
+    private final RetryBackoff backoff;
+    private final HandlerFailures failures;
+    /** True where the table holds when a retried row is due (a lease or retry_after column). */
+    private final boolean delaysRetries;
+
+    /** Exactly one of {@code handler} and {@code batchHandler} is given. */
+    public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
+            ObjectReader reader, RunnerSettings settings, SettlementReports reports) {
+        this.engine = engine;
+        this.queue = queue;
+        this.spec = spec;
+        this.handler = handler;
+        this.batchHandler = batchHandler;
+        this.reader = reader;
+        this.settings = settings;
+        this.reports = reports;
+        this.backoff = new RetryBackoff(settings.retryBackoff(), settings.retryBackoffMax());
+        this.failures = new HandlerFailures(queue);
+        this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
+    }
+
+    /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
+    void deliver(List<InFlight> unit, BooleanSupplier stopping) {
+        // The application's context (class loader, naming, CDI, transactions) for the whole delivery.
+        inHandlerContext(() -> deliverHere(unit, stopping));
+    }
+
+    /**
+     * Runs {@code work} on this thread in the application's context. Entered once: a context
+     * entered again inside it may suspend the transaction begun in the outer one.
+     */
+    void inHandlerContext(Runnable work) {
+        engine.handlerContext().execute(work);
+    }
+
+    /** {@link #deliver}, for a caller already in the application's context. */
+    void deliverHere(List<InFlight> unit, BooleanSupplier stopping) {
+        if (batchHandler != null) {
+            deliverBatch(unit, stopping);
+        } else {
+            deliver(unit.get(0), stopping);
+        }
+    }
+
+    /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */
+    private void deliver(InFlight delivery, BooleanSupplier stopping) {
+        Decoded<T> decoded = decode(delivery);
+        if (decoded == null) {
+            return;
+        }
+        if (settings.transactional()) {
+            deliverInTransaction(delivery, decoded.payload(), stopping);
+        } else {
+            Result result = invoke(decoded.payload(), delivery, stopping);
+            if (result != null) {
+                finish(delivery, afterAttempt(delivery, result));
+            }
+        }
+    }
+
+    /** A decoded payload (which may itself be null, for a JSON {@code null}). */
+    private record Decoded<T>(T payload) {}
+
+    /**
+     * Decodes the payload, or settles a row that cannot be worked (attempts exhausted, payload
+     * that does not decode) and returns null.
+     */
+    private Decoded<T> decode(InFlight delivery) {
+        int max = settings.maxAttempts();
+        if (max > 0 && delivery.attempt() > max) {
+            // Its last attempts ended without a settlement (a crash spends an attempt too).
+            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
+                    + " began after the earlier ones ended without settling"));
+            return null;
+        }
+        try {
+            if (delivery.payload() == null) {
+                throw new IOException("the payload column is NULL");
+            }
+            return new Decoded<>(reader.readValue(delivery.payload()));
+        } catch (IOException e) {
+            String type = reader.getValueType().toCanonical();
+            LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
+                    + " so it is {4}: {5}", queue, String.valueOf(delivery.id()), spec.table(), type,
+                    settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
+            finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
+            return null;
+        }
+    }
+
+    private void deliverBatch(List<InFlight> unit, BooleanSupplier stopping) {
+        List<InFlight> deliveries = new ArrayList<>(unit.size());
+        List<T> payloads = new ArrayList<>(unit.size());
+        for (InFlight delivery : unit) {
+            Decoded<T> decoded = decode(delivery);
+            if (decoded != null) {
+                deliveries.add(delivery);
+                payloads.add(decoded.payload());
+            }
+        }
+        if (deliveries.isEmpty()) {
+            return;
+        }
+        List<Outcome> outcomes;
+        Throwable failure = null;
+        long started = System.nanoTime();
+        try {
+            outcomes = batchHandler.handle(Collections.unmodifiableList(payloads), List.copyOf(deliveries));
+            if (outcomes == null || outcomes.size() != deliveries.size()) {
+                failure = new IllegalStateException("the batch handler returned " + (outcomes == null ? "no"
+                        : outcomes.size()) + " outcomes for " + deliveries.size() + " payloads");
+                outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            }
+        } catch (InterruptedException e) {
+            if (stopping.getAsBoolean()) {
+                return;
+            }
+            Thread.currentThread().interrupt();
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = e;
+        } catch (Throwable e) {
+            // An Error too (a StackOverflowError in the handler, say): the rows settle and the worker goes on.
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = e;
+        }
+        engine.listener().handled(queue, deliveries.size(), Duration.ofNanos(System.nanoTime() - started), failure);
+        // The rows of a batch that failed together come back together: one wait for all of them.
+        Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
+        List<Outcome> settled = new ArrayList<>(deliveries.size());
+        for (int i = 0; i < deliveries.size(); i++) {
+            Outcome outcome = outcomes.get(i) == null ? Outcome.ack() : outcomes.get(i);
+            boolean waits = outcome.kind() == Outcome.Kind.RETRY && outcome.delay().isZero();
+            settled.add(decide(deliveries.get(i), new Result(waits ? retry : outcome, failure)));
+        }
+        if (failure != null) {
+            failures.failed(deliveries.size() + " rows (ids " + deliveries.stream().limit(10)
+                    .map(d -> String.valueOf(d.id())).collect(Collectors.joining(", "))
+                    + (deliveries.size() > 10 ? ", ..." : "") + ")", failure, "they " + next(settled.get(0)));
+        }
+        // One instant for the whole batch, so that rows retried together are due together.
+        Instant now = engine.clock().instant();
+        for (int i = 0; i < deliveries.size(); i++) {
+            finish(deliveries.get(i), settled.get(i), now);
+        }
+    }
+
+    /** What the handler did: its outcome, and what it threw, if it did. */
+    private record Result(Outcome outcome, Throwable failure) {}
+
+    /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
+    private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
+        long started = System.nanoTime();
+        Result result;
+        try {
+            Outcome outcome = handler.handle(payload, delivery);
+            result = new Result(outcome == null ? Outcome.ack() : outcome, null);
+        } catch (InterruptedException e) {
+            if (stopping.getAsBoolean()) {
+                return null;
+            }
+            Thread.currentThread().interrupt();
+            result = new Result(Outcome.retry(), e);
+        } catch (Throwable e) {
+            // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
+            result = new Result(Outcome.retry(), e);
+        }
+        engine.listener().handled(queue, 1, Duration.ofNanos(System.nanoTime() - started), result.failure());
+        return result;
+    }
+
+    /** The outcome that settles an attempt, and one log line when it failed. */
+    private Outcome afterAttempt(InFlight delivery, Result result) {
+        Outcome outcome = decide(delivery, result);
+        if (result.failure() != null) {
+            failures.failed("row " + delivery.id() + " (attempt " + delivery.attempt() + ")", result.failure(),
+                    "it " + next(outcome));
+        }
+        return outcome;
+    }
+
+    /**
+     * A retry on the last allowed attempt becomes a drop, into the dead-letter table; any other
+     * retry the handler gave no delay waits out the back-off.
+     */
+    private Outcome decide(InFlight delivery, Result result) {
+        Outcome outcome = result.outcome();
+        if (outcome.kind() != Outcome.Kind.RETRY) {
+            return outcome;
+        }
+        int max = settings.maxAttempts();
+        if (max > 0 && delivery.attempt() >= max) {
+            return Outcome.drop((result.failure() != null ? HandlerFailures.describe(result.failure())
+                    : "the handler asked for a retry") + " on attempt " + delivery.attempt() + " of " + max);
+        }
+        return outcome.delay().isZero() ? Outcome.retry(backoff.after(delivery.attempt())) : outcome;
+    }
+
+    /** What becomes of a row settled with {@code outcome}, for the log. */
+    private String next(Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.DROP) {
+            return settings.deadLetters() ? "moves to the dead-letter table: " + outcome.reason() : "is dropped";
+        }
+        if (!delaysRetries) {
+            return "is due again at once: table " + spec.table() + " has no retry_after column to space retries";
+        }
+        return outcome.delay().isZero() ? "is due again at once"
+                : "is due again in " + outcome.delay().toMillis() + " ms";
+    }
+
+    /**
+     * Runs the handler in the delivery's transaction (the claim's own in the row lock form, else
+     * one the broker's transactions begin). An ack commits the handler's writes with the
+     * settlement; any other outcome rolls them back first, and the row then settles apart.
+     */
+    private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
+        HandlerTransaction tx;
+        try {
+            tx = delivery.claim().begin(delivery, engine.transactions());
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} could not begin, so the row goes back for"
+                    + " another attempt: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
+            finish(delivery, decide(delivery, new Result(Outcome.retry(), e)));
+            return;
+        }
+        boolean committed = false;
+        boolean logged = false;
+        Result result = null;
+        DeliveryTransaction current = DeliveryTransaction.open(engine.database(), tx.connection(),
+                tx.locksDatabase(), engine.wakes());
+        try {
+            delivery.transaction(tx.connection(), tx.locksDatabase());
+            try {
+                result = invoke(payload, delivery, stopping);
+            } finally {
+                delivery.transaction(null, false);
+            }
+            if (result != null && result.outcome().kind() == Outcome.Kind.ACK) {
+                committed = ackAndCommit(tx, delivery);
+            } else {
+                tx.rollback();
+            }
+        } catch (Exception e) {
+            rollbackQuietly(tx, e);
+            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed, so the handler''s writes were"
+                    + " rolled back: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
+            if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
+                result = new Result(Outcome.retry(), e);
+                logged = true;
+            }
+        } finally {
+            tx.close();
+            current.close(committed);
+        }
+        if (result != null && !committed && !isSettled(delivery)) {
+            // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
+            finish(delivery, logged ? decide(delivery, result) : afterAttempt(delivery, result));
+        }
+    }
+
+    private static void rollbackQuietly(HandlerTransaction tx, Exception cause) {
+        try {
+            tx.rollback();
+        } catch (Exception e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
+    private boolean ackAndCommit(HandlerTransaction tx, InFlight delivery) throws Exception {
+        synchronized (delivery) {
+            if (delivery.settled()) {
+                tx.rollback(); // cut off and released by shutdown
+                return false;
+            }
+            try {
+                tx.commitAck(engine.clock().instant());
+            } catch (InboxException e) {
+                rollbackQuietly(tx, e);
+                delivery.markSettled();
+                LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
+                reports.unsettled(delivery, Outcome.ack(), e);
+                return false;
+            }
+            delivery.markSettled();
+            reports.settled(delivery, Outcome.ack());
+            return true;
+        }
+    }
+
+    private static boolean isSettled(InFlight delivery) {
+        synchronized (delivery) {
+            return delivery.settled();
+        }
+    }
+
+    /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
+    void finish(InFlight delivery, Outcome outcome) {
+        finish(delivery, outcome, engine.clock().instant());
+    }
+
+    /** {@link #finish(InFlight, Outcome)} as of {@code now}. */
+    private void finish(InFlight delivery, Outcome outcome, Instant now) {
+        if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
+            String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
+            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at));
+        } else if (outcome.kind() == Outcome.Kind.ACK) {
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return; // released by shutdown after a cut-off
+                }
+                delivery.markSettled(); // from here on the keeper leaves its token alone
+            }
+            delivery.claim().ack(delivery, now);
+        } else {
+            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at));
+        }
+    }
+
+    /** One settlement statement (or transaction) of a delivery. */
+    @FunctionalInterface
+    private interface Settlement {
+        void run(Instant now) throws SQLException;
+    }
+
+    private void settle(InFlight delivery, Outcome outcome, Instant now, Settlement settlement) {
+        // The writers' turn (where the database takes one writer at a time) before the row's monitor,
+        // as a transactional delivery holds its turn and then takes its row's monitor to settle.
+        try (WriteGate.Turn turn = engine.database().writeTurn()) {
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return; // released by shutdown after a cut-off
+                }
+                delivery.markSettled();
+                try {
+                    settlement.run(now);
+                    reports.settled(delivery, outcome);
+                } catch (InboxException e) {
+                    if (e.kind() == InboxException.Kind.DATABASE) {
+                        reports.failed(delivery, outcome, e);
+                    } else {
+                        reports.lost(delivery, outcome, e);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    reports.failed(delivery, outcome, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Gives a claimed row back at once: it was claimed but will not be handled here.
+     *
+     * @param started true when a handler had it; false for a row claimed ahead and never worked
+     */
+    boolean release(InFlight delivery, boolean started) {
+        try (WriteGate.Turn turn = engine.database().writeTurn()) { // the turn before the monitor, as above
+            synchronized (delivery) {
+                if (delivery.settled()) {
+                    return false;
+                }
+                delivery.markSettled();
+                try {
+                    return delivery.claim().release(delivery, started);
+                } catch (SQLException | RuntimeException e) {
+                    LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} could not be released and returns when"
+                            + " its claim ends: {3}", queue, String.valueOf(delivery.id()), spec.table(),
+                            Redaction.redact(e.getMessage()));
+                    return false;
+                }
+            }
+        }
+    }
+}
