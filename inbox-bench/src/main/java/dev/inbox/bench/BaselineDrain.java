@@ -2,6 +2,7 @@ package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
 import dev.inbox.InboxSpec;
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.SQLException;

@@ -1,6 +1,7 @@
 package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.bench.peers.DbSchedulerDrain;
 import dev.inbox.bench.peers.Drained;
 import dev.inbox.bench.peers.JobRunrDrain;

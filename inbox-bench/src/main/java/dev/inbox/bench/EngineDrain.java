@@ -4,6 +4,7 @@ import dev.inbox.ClaimForm;
 import dev.inbox.Delivery;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.spi.BrokerListener;
 import java.sql.PreparedStatement;

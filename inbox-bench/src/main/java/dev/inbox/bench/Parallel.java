@@ -1,5 +1,6 @@
 package dev.inbox.bench;
 
+import dev.inbox.bench.meter.Meter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

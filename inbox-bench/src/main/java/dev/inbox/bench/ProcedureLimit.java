@@ -1,6 +1,7 @@
 package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;

@@ -2,6 +2,7 @@ package dev.inbox.bench;
 
 import dev.inbox.ClaimForm;
 import dev.inbox.Publisher;
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.engine.InboxBroker;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;

@@ -1,5 +1,6 @@
 package dev.inbox.bench;
 
+import dev.inbox.bench.meter.Meter;
 import dev.inbox.bench.peers.Drained;
 import java.io.IOException;
 import java.nio.file.Files;

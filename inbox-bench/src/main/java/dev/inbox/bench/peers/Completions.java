@@ -1,6 +1,6 @@
 package dev.inbox.bench.peers;
 
-import dev.inbox.bench.Meter;
+import dev.inbox.bench.meter.Meter;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

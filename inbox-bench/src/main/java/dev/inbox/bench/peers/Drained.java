@@ -1,6 +1,6 @@
 package dev.inbox.bench.peers;
 
-import dev.inbox.bench.Meter;
+import dev.inbox.bench.meter.Meter;
 
 /**
  * A peer's timed drain, with how long after its start its first job completed: a peer's clock

@@ -1,4 +1,4 @@
-package dev.inbox.bench;
+package dev.inbox.bench.meter;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -49,7 +49,7 @@ public final class Meter {
      * before this call spent in it, which they reported themselves (an ended thread's CPU time
      * can no longer be read).
      */
-    Measured stop(long jobs, long endedThreadsCpu) {
+    public Measured stop(long jobs, long endedThreadsCpu) {
         long wall = System.nanoTime() - wallStart;
         long process = processCpu() - processStart;
         long machine = machineBusyTicks() - machineStart;
@@ -63,7 +63,7 @@ public final class Meter {
     }
 
     /** The calling thread's CPU time in nanoseconds, for a thread that ends before the stretch does. */
-    static long currentThreadCpu() {
+    public static long currentThreadCpu() {
         return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
     }
 
