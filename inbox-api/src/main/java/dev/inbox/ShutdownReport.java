@@ -10,4 +10,14 @@ package dev.inbox;
  * @param connectionsClosed  sessions closed instead of given back, so that the locks they held ended with
  *                           them (their release failed); a pool the broker built is closed too, uncounted
  */
-public record ShutdownReport(int rowsReleased, int locksReleased, int handlersCutOff, int connectionsClosed) {}
+public record ShutdownReport(int rowsReleased, int locksReleased, int handlersCutOff, int connectionsClosed) {
+
+    /** Nothing released, nothing closed. */
+    public static final ShutdownReport NONE = new ShutdownReport(0, 0, 0, 0);
+
+    /** This report and {@code other} added up: what two parts of a broker released together. */
+    public ShutdownReport plus(ShutdownReport other) {
+        return new ShutdownReport(rowsReleased + other.rowsReleased, locksReleased + other.locksReleased,
+                handlersCutOff + other.handlersCutOff, connectionsClosed + other.connectionsClosed);
+    }
+}

@@ -1,10 +1,6 @@
 package dev.inbox.engine;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.inbox.BrokerHealth;
 import dev.inbox.Cancellation;
 import dev.inbox.DeadLetter;
@@ -18,8 +14,9 @@ import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.internal.broker.BrokerConfig;
+import dev.inbox.internal.broker.BrokerDraft;
 import dev.inbox.internal.broker.BrokerOpener;
-import dev.inbox.internal.broker.BrokerPublisher;
+import dev.inbox.internal.broker.BrokerPublishers;
 import dev.inbox.internal.broker.CronSchedule;
 import dev.inbox.internal.broker.DeadLetterRows;
 import dev.inbox.internal.broker.Lifecycle;
@@ -32,9 +29,6 @@ import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -67,40 +61,18 @@ public final class InboxBroker implements AutoCloseable {
     /** The table of the recurring jobs' due times, unless {@link #scheduleTable} names another. */
     public static final String DEFAULT_SCHEDULE_TABLE = "inbox_schedule";
 
-    private final String url;
-    private final Properties driverProperties;
-    private final DataSource applicationDataSource;
-
-    /** The broker-wide options set on this broker; those not here take their declared default. */
-    private final Map<SubscriptionOption<?>, Object> settings = new HashMap<>();
-    private int connectionLimit = 10;
-    private Duration listenProbeInterval = Duration.ofSeconds(10);
-    private String pauseTable = DEFAULT_PAUSE_TABLE;
-    private String scheduleTable = DEFAULT_SCHEDULE_TABLE;
-    private final Map<String, RecurringJob<?>> recurring = new LinkedHashMap<>();
+    private final Lifecycle lifecycle = new Lifecycle();
+    /** The configuration, written until {@link #connect()}. */
+    private final BrokerDraft draft;
     /** Null: each subscription's own, five poll intervals and at least ten seconds. */
     private volatile Duration stuckAfter;
-    private final List<Dialect> userDialects = new ArrayList<>();
-    private Clock clock = Clock.systemUTC();
-    private ObjectMapper json = defaultJson();
-    private Threads threads = new PlatformThreads();
-    private BrokerListener listener = new BrokerListener() {};
-    private Executor handlerContext = Runnable::run;
-    private DeliveryTransactions deliveryTransactions;
-    private Consumer<String> wakeElsewhere = queue -> {};
-    /** Read by publisher() without the broker's lock, which shutdown may hold for its drain. */
-    private final Map<String, InboxSpec> routes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
-    private final Map<String, Subscription<?>> subscriptions = new LinkedHashMap<>();
-
-    private final Map<PublisherKey, Publisher<?>> publishers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Lifecycle lifecycle = new Lifecycle();
-    private boolean connecting;
+    private final BrokerPublishers publishers;
     private ShutdownReport report;
 
     private InboxBroker(String url, Properties driverProperties, DataSource applicationDataSource) {
-        this.url = url;
-        this.driverProperties = driverProperties;
-        this.applicationDataSource = applicationDataSource;
+        this.draft = new BrokerDraft(url, driverProperties, applicationDataSource, lifecycle, DEFAULT_PAUSE_TABLE,
+                DEFAULT_SCHEDULE_TABLE, defaultJson(), new PlatformThreads());
+        this.publishers = new BrokerPublishers(lifecycle, draft);
     }
 
     /** A broker that builds a pool of its own for {@code url}; user and password may be in the URL. */
@@ -110,12 +82,7 @@ public final class InboxBroker implements AutoCloseable {
 
     /** A broker that builds a pool of its own for {@code url}, signing in as {@code user}. */
     public static InboxBroker fromUrl(String url, String user, String password) {
-        Properties properties = new Properties();
-        properties.setProperty("user", Objects.requireNonNull(user, "user"));
-        if (password != null) {
-            properties.setProperty("password", password);
-        }
-        return new InboxBroker(Objects.requireNonNull(url, "url"), properties, null);
+        return new InboxBroker(Objects.requireNonNull(url, "url"), BrokerDraft.credentials(user, password), null);
     }
 
     /** A broker on the application's pool, which it uses and never closes. */
@@ -125,14 +92,8 @@ public final class InboxBroker implements AutoCloseable {
 
     /** The default JSON mapper: Jackson with java.time support and no default typing. */
     public static ObjectMapper defaultJson() {
-        return JsonMapper.builder()
-                .addModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .build();
+        return Payloads.defaultJson();
     }
-
-    // ---- configuration: no I/O ----
 
     /**
      * Checks a recurring job's cron expression and zone as {@link #connect()} would, without a
@@ -169,23 +130,14 @@ public final class InboxBroker implements AutoCloseable {
      *
      * @throws InboxException {@code DECLARATION} for an option that is not broker-wide or a value out of its range
      */
-    public synchronized <V> InboxBroker setting(SubscriptionOption<V> option, V value) {
-        configuring("set " + option);
-        if (!option.brokerWide()) {
-            throw new InboxException(Kind.DECLARATION, "the option " + option + " is set per subscription, not on"
-                    + " the broker: set it with Subscription.with(..)");
-        }
-        settings.put(option, option.check("broker " + option, value));
+    public <V> InboxBroker setting(SubscriptionOption<V> option, V value) {
+        draft.setting(option, value);
         return this;
     }
 
     /** The size of the pool a broker built from a URL keeps. */
-    public synchronized InboxBroker connectionLimit(int connections) {
-        configuring("set connectionLimit");
-        if (connections < 1 || connections > 1000) {
-            throw new InboxException(Kind.DECLARATION, "connectionLimit must be between 1 and 1000, not " + connections);
-        }
-        connectionLimit = connections;
+    public InboxBroker connectionLimit(int connections) {
+        draft.connectionLimit(connections);
         return this;
     }
 
@@ -204,9 +156,8 @@ public final class InboxBroker implements AutoCloseable {
     }
 
     /** How often the LISTEN connection checks it still hears notifications (default 10 s). */
-    public synchronized InboxBroker listenProbeInterval(Duration interval) {
-        configuring("set listenProbeInterval");
-        listenProbeInterval = SubscriptionOption.POLL_INTERVAL.check("listen probe interval", interval);
+    public InboxBroker listenProbeInterval(Duration interval) {
+        draft.listenProbeInterval(interval);
         return this;
     }
 
@@ -215,9 +166,8 @@ public final class InboxBroker implements AutoCloseable {
      * by every server on the database; default {@value #DEFAULT_PAUSE_TABLE}. Where it does not exist
      * when the broker connects, nothing is paused and {@link #pause} fails naming it.
      */
-    public synchronized InboxBroker pauseTable(String table) {
-        configuring("set the pause table");
-        pauseTable = dev.inbox.Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+    public InboxBroker pauseTable(String table) {
+        draft.pauseTable(table);
         return this;
     }
 
@@ -226,9 +176,8 @@ public final class InboxBroker implements AutoCloseable {
      * cron VARCHAR(200), next_due} a time), shared by every server on the database; default
      * {@value #DEFAULT_SCHEDULE_TABLE}. Needed where the broker has recurring jobs.
      */
-    public synchronized InboxBroker scheduleTable(String table) {
-        configuring("set the schedule table");
-        scheduleTable = dev.inbox.Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+    public InboxBroker scheduleTable(String table) {
+        draft.scheduleTable(table);
         return this;
     }
 
@@ -239,20 +188,14 @@ public final class InboxBroker implements AutoCloseable {
      *
      * @throws InboxException {@code DECLARATION} for a name given twice
      */
-    public synchronized InboxBroker recurring(RecurringJob<?> job) {
-        Objects.requireNonNull(job, "job");
-        configuring("add recurring job " + job.name());
-        if (recurring.putIfAbsent(job.name(), job) != null) {
-            throw new InboxException(Kind.DECLARATION, "recurring job " + job.name() + " is declared twice on this"
-                    + " broker: give each its own name");
-        }
+    public InboxBroker recurring(RecurringJob<?> job) {
+        draft.recurring(job);
         return this;
     }
 
     /** A dialect for a database the built-ins do not serve; tried before them. */
-    public synchronized InboxBroker dialect(Dialect userDialect) {
-        configuring("add a dialect");
-        userDialects.add(Objects.requireNonNull(userDialect, "dialect"));
+    public InboxBroker dialect(Dialect userDialect) {
+        draft.dialect(userDialect);
         return this;
     }
 
@@ -262,30 +205,26 @@ public final class InboxBroker implements AutoCloseable {
      * does: the resource adapter wakes a message-driven bean's subscription this way. Runs on the
      * publishing thread; keep it quick.
      */
-    public synchronized InboxBroker wakeElsewhere(Consumer<String> wake) {
-        configuring("set wakeElsewhere");
-        wakeElsewhere = Objects.requireNonNull(wake, "wake");
+    public InboxBroker wakeElsewhere(Consumer<String> wake) {
+        draft.wakeElsewhere(wake);
         return this;
     }
 
     /** The clock that judges due rows and leases (the host's UTC clock by default). */
-    public synchronized InboxBroker clock(Clock value) {
-        configuring("set the clock");
-        clock = Objects.requireNonNull(value, "clock");
+    public InboxBroker clock(Clock value) {
+        draft.clock(value);
         return this;
     }
 
     /** The Jackson mapper for payloads and headers. Never enable default typing on it. */
-    public synchronized InboxBroker json(ObjectMapper mapper) {
-        configuring("set the JSON mapper");
-        json = Objects.requireNonNull(mapper, "mapper");
+    public InboxBroker json(ObjectMapper mapper) {
+        draft.json(mapper);
         return this;
     }
 
     /** Runs claim loops, keepers and workers; the resource adapter passes its WorkManager here. */
-    public synchronized InboxBroker threads(Threads value) {
-        configuring("set the threads");
-        threads = Objects.requireNonNull(value, "threads");
+    public InboxBroker threads(Threads value) {
+        draft.threads(value);
         return this;
     }
 
@@ -293,9 +232,8 @@ public final class InboxBroker implements AutoCloseable {
      * Runs every delivery (decoding, handler, settlement) inside the application's context; in a
      * server, {@code ContextService.currentContextExecutor()} captured on an application thread.
      */
-    public synchronized InboxBroker handlerContext(Executor context) {
-        configuring("set the handler context");
-        handlerContext = Objects.requireNonNull(context, "context");
+    public InboxBroker handlerContext(Executor context) {
+        draft.handlerContext(context);
         return this;
     }
 
@@ -303,27 +241,19 @@ public final class InboxBroker implements AutoCloseable {
      * How transactional deliveries open their transaction, and how a publisher learns that the
      * transaction it joined committed: JDBC on the broker's pool by default, JTA in a server.
      */
-    public synchronized InboxBroker deliveryTransactions(DeliveryTransactions transactions) {
-        configuring("set the delivery transactions");
-        deliveryTransactions = Objects.requireNonNull(transactions, "transactions");
+    public InboxBroker deliveryTransactions(DeliveryTransactions transactions) {
+        draft.deliveryTransactions(transactions);
         return this;
     }
 
-    public synchronized InboxBroker listener(BrokerListener value) {
-        configuring("set the listener");
-        listener = Objects.requireNonNull(value, "listener");
+    public InboxBroker listener(BrokerListener value) {
+        draft.listener(value);
         return this;
     }
 
     /** Binds {@code queue} to the table {@code spec} describes, for publishers of a queue with no subscription here. */
-    public synchronized InboxBroker route(String queue, InboxSpec spec) {
-        configuring("route queue " + queue);
-        Subscription.checkQueue(queue);
-        InboxSpec known = routes.putIfAbsent(queue, Objects.requireNonNull(spec, "spec"));
-        if (known != null && !known.equals(spec)) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + " is routed to table " + known.table()
-                    + " already; a queue has one table description");
-        }
+    public InboxBroker route(String queue, InboxSpec spec) {
+        draft.route(queue, spec);
         return this;
     }
 
@@ -338,52 +268,10 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code DECLARATION} for a declaration that cannot work, or a second
      *                        subscription to one queue; {@code LIFECYCLE} after {@code connect()}
      */
-    public synchronized InboxBroker subscribe(Subscription<?> subscription) {
-        Objects.requireNonNull(subscription, "subscription");
-        configuring("subscribe to queue " + subscription.queue());
-        check(subscription);
-        if (subscriptions.containsKey(subscription.queue())) {
-            throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + " has a subscription on"
-                    + " this broker already: subscribe each queue once (raise its workers for more concurrency)");
-        }
-        route(subscription.queue(), subscription.table());
-        subscriptions.put(subscription.queue(), subscription);
+    public InboxBroker subscribe(Subscription<?> subscription) {
+        draft.subscribe(subscription);
         return this;
     }
-
-    /** The checks of a subscription's declaration that need no database. */
-    private static void check(Subscription<?> subscription) {
-        String queue = subscription.queue();
-        subscription.table().claimForm();
-        boolean cap = subscription.find(SubscriptionOption.MAX_ATTEMPTS).isPresent();
-        boolean deadLetter = subscription.find(SubscriptionOption.DEAD_LETTER).isPresent();
-        if (cap != deadLetter) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + " sets " + (cap ? "maxAttempts" : "deadLetter")
-                    + " without " + (cap ? "deadLetter" : "maxAttempts") + ": set both or neither");
-        }
-        if (cap && subscription.table().attempt().isEmpty()) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + " caps its attempts, but table "
-                    + subscription.table().table() + " has no attempt column: add one (@Attempt) or remove maxAttempts");
-        }
-        if (subscription.isBatch() && subscription.get(SubscriptionOption.TRANSACTIONAL)) {
-            throw new InboxException(Kind.DECLARATION, "queue " + queue + " has a batch handler declared transactional:"
-                    + " transactional mode serves single deliveries; remove transactional or take one payload per call");
-        }
-    }
-
-    /** Fails with {@code LIFECYCLE} (or {@code CLOSED}) once the broker has connected or shut down. */
-    private void configuring(String what) {
-        if (lifecycle.isClosed()) {
-            throw new InboxException(Kind.CLOSED, "the broker has shut down, so it cannot " + what
-                    + ": configure a new broker");
-        }
-        if (connecting) {
-            throw new InboxException(Kind.LIFECYCLE, "the broker has connected, so it cannot " + what
-                    + ": configure and subscribe before connect()");
-        }
-    }
-
-    // ---- connect ----
 
     /**
      * Reaches the database, resolves its dialect, opens every queue and subscription and listens
@@ -393,26 +281,20 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code URL}, {@code CONNECT}, {@code BACKEND}, any startup error of a
      *                        subscription, or {@code LIFECYCLE} when called twice
      */
-    public synchronized InboxBroker connect() {
-        configuring("connect again");
-        connecting = true;
+    public InboxBroker connect() {
+        BrokerConfig config = draft.seal();
         OpenedBroker opened;
         try {
-            opened = BrokerOpener.open(new BrokerConfig(url, driverProperties, applicationDataSource, settings,
-                    connectionLimit, listenProbeInterval, pauseTable, userDialects, clock, json, threads, listener,
-                    handlerContext, deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes),
-                    List.copyOf(subscriptions.values()), scheduleTable, List.copyOf(recurring.values())));
-        } catch (RuntimeException e) {
+            opened = BrokerOpener.open(config);
+            lifecycle.opened(opened);
+            opened.start(config.threads(), publishers::of);
+        } catch (RuntimeException | Error e) {
             lifecycle.close();
-            report = new ShutdownReport(0, 0, 0, 0);
+            report = ShutdownReport.NONE;
             throw e;
         }
-        lifecycle.opened(opened);
-        opened.start(threads, this::publisher);
         return this;
     }
-
-    // ---- while it runs ----
 
     /**
      * A publisher for {@code queue}, which must be routed or subscribed on this broker. It may be
@@ -421,20 +303,9 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code DECLARATION} for a queue the broker does not know, or a payload
      *                        type Jackson cannot construct (it could be published, but never handled)
      */
-    @SuppressWarnings("unchecked")
     public <T> Publisher<T> publisher(String queue, Class<T> payloadType) {
-        return (Publisher<T>) publishers.computeIfAbsent(new PublisherKey(queue, payloadType), key -> {
-            InboxSpec spec = routes.get(queue);
-            if (spec == null) {
-                throw OpenedBroker.unknown(queue);
-            }
-            Payloads.requireDecodable(json, payloadType, queue);
-            return new BrokerPublisher<>(lifecycle, queue, spec, json, payloadType);
-        });
+        return publishers.of(queue, payloadType);
     }
-
-    /** Publishers made, one per queue and payload type: each is checked once. */
-    private record PublisherKey(String queue, Class<?> payloadType) {}
 
     /**
      * The dead letters of {@code queue}, newest first, at most {@code limit}.
@@ -475,30 +346,27 @@ public final class InboxBroker implements AutoCloseable {
      *                        where the pause table was missing when the broker connected
      */
     public void pause(String queue) {
-        running("pause a queue").pause(queue);
+        lifecycle.running("pause a queue").pause(queue);
     }
 
     /** Resumes {@code queue} on every server within one poll interval (here at once); as {@link #pause} fails. */
     public void resume(String queue) {
-        running("resume a queue").resume(queue);
+        lifecycle.running("resume a queue").resume(queue);
     }
 
     /** The queues paused now, read from the pause table (empty without the table). */
     public java.util.Set<String> paused() {
-        return running("list paused queues").paused();
+        return lifecycle.running("list paused queues").paused();
     }
 
     private DeadLetterRows deadLetterRows(String queue, String what) {
-        OpenedBroker opened = running(what);
-        Objects.requireNonNull(queue, "queue");
-        BrokerPublisher<?> publisher = routes.containsKey(queue) ? (BrokerPublisher<?>) publisher(queue, Object.class)
-                : null;
-        return opened.deadLetters(queue, publisher, json);
+        OpenedBroker opened = lifecycle.running(what);
+        return opened.deadLetters(Objects.requireNonNull(queue, "queue"), publishers.ofRows(queue), draft.json());
     }
 
     /** What each queue this broker routes holds now, by queue name. */
     public Map<String, QueueStats> stats() {
-        return running("read the queues' stats").stats();
+        return lifecycle.running("read the queues' stats").stats();
     }
 
     /**
@@ -534,37 +402,23 @@ public final class InboxBroker implements AutoCloseable {
      *                        when the statements fail
      */
     public Cancellation cancel(String queue, Object id) {
-        return running("cancel a job").cancel(queue, Objects.requireNonNull(id, "id"));
-    }
-
-    private OpenedBroker running(String what) {
-        if (lifecycle.isClosed()) {
-            throw new InboxException(Kind.CLOSED, "the broker has shut down, so it cannot " + what);
-        }
-        OpenedBroker opened = lifecycle.opened();
-        if (opened == null) {
-            throw new InboxException(Kind.LIFECYCLE, "the broker has not connected, so it cannot " + what
-                    + ": call connect() first");
-        }
-        return opened;
+        return lifecycle.running("cancel a job").cancel(queue, Objects.requireNonNull(id, "id"));
     }
 
     /** The dialect resolved at connect, for logs and tests. */
     public String dialectName() {
-        return running("name its dialect").dialectName();
+        return lifecycle.running("name its dialect").dialectName();
     }
 
     /** For tests: the LISTEN connection stops hearing, as behind a pooler that dropped its LISTEN. */
     void silenceListener() {
-        running("silence its listener").silenceListener();
+        lifecycle.running("silence its listener").silenceListener();
     }
 
     /** For tests: how many times the LISTEN connection connected. */
     int listenerConnects() {
-        return running("count its listener's connects").listenerConnects();
+        return lifecycle.running("count its listener's connects").listenerConnects();
     }
-
-    // ---- shutdown ----
 
     /** {@link #shutdown(Duration)} with a 30 second drain. */
     public ShutdownReport shutdown() {
@@ -574,14 +428,16 @@ public final class InboxBroker implements AutoCloseable {
     /**
      * Sets the closed flag (every publisher now fails with {@code CLOSED}), stops the claim loops,
      * keepers and listener, lets deliveries in work settle until {@code drainTimeout}, gives back
-     * the rows of handlers still running then, and closes a pool the broker built.
+     * the rows of handlers still running then, and closes a pool the broker built. Every part
+     * stops at once, under this one deadline: it returns within {@code drainTimeout} and a grace of
+     * a few seconds, however many queues run and even while claims hang on the database.
      */
     public synchronized ShutdownReport shutdown(Duration drainTimeout) {
         if (report != null) {
             return report;
         }
         OpenedBroker opened = lifecycle.close();
-        report = opened == null ? new ShutdownReport(0, 0, 0, 0) : opened.shutdown(drainTimeout);
+        report = opened == null ? ShutdownReport.NONE : opened.shutdown(drainTimeout);
         return report;
     }
 

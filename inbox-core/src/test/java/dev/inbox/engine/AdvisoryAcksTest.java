@@ -4,17 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.ClaimForm;
-import dev.inbox.internal.form.AdvisoryForm;
 import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.FormPlan;
 import dev.inbox.internal.form.HandlerTransaction;
 import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.form.advisory.AdvisoryForm;
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
 import dev.inbox.internal.task.PlatformThreads;
+import dev.inbox.internal.task.Service;
 import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
-import dev.inbox.spi.Threads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,18 +54,18 @@ class AdvisoryAcksTest {
                     sql -> sql.startsWith("DELETE"), "ack refused");
         };
         FormContext context = context(dialect, source, false);
-        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(context.shape()), "advisory-acks-test");
+        FormPlan form = AdvisoryForm.open(context, dialect.advisory(context.shape()), "advisory-acks-test");
         insert(db, 4);
         String here = Thread.currentThread().getName();
 
-        List<InFlight> first = form.claim(Instant.now(), 2);
+        List<InFlight> first = form.claimer().claim(Instant.now(), 2);
         assertThat(first).hasSize(2);
         first.forEach(AdvisoryAcksTest::ack); // the writer is not running (nor its timer): the acks wait
         assertThat(db.count(TABLE.name())).isEqualTo(4);
         assertThat(reports.lines).isEmpty();
 
         int openedBefore = opened.get();
-        List<InFlight> second = form.claim(Instant.now(), 4);
+        List<InFlight> second = form.claimer().claim(Instant.now(), 4);
         assertThat(second).as("the rows acked stay locked until written").hasSize(2)
                 .extracting(InFlight::id).doesNotContainAnyElementsOf(ids(first));
         assertThat(opened.get() - openedBefore).as("the acks and the claim on the claim's session").isEqualTo(1);
@@ -80,17 +82,17 @@ class AdvisoryAcksTest {
         acksFail.set(true);
         ack(second.get(0));
         insert(db, 1);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), 4))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claimer().claim(Instant.now(), 4))
                 .isInstanceOf(SQLException.class).hasMessageContaining("ack refused");
         assertThat(reports.lines).singleElement().asString().startsWith(second.get(0).id() + " failed: ")
                 .contains("ack refused");
         acksFail.set(false);
-        List<InFlight> third = form.claim(Instant.now(), 4);
+        List<InFlight> third = form.claimer().claim(Instant.now(), 4);
         assertThat(third).hasSize(2).extracting(InFlight::id).contains(second.get(0).id())
                 .doesNotContain(second.get(1).id());
 
         // No claim comes: the writer writes the acks once they have waited.
-        form.start(new PlatformThreads(), "adv", List.of());
+        form.carry().start(new PlatformThreads());
         reports.lines.clear();
         ack(second.get(1));
         ack(third.get(0));
@@ -99,11 +101,10 @@ class AdvisoryAcksTest {
         while (reports.lines.size() < 3 && System.nanoTime() < deadline) {
             Thread.sleep(2);
         }
-        assertThat(reports.lines).containsExactlyInAnyOrder(second.get(1).id() + " acked on adv-acks",
-                third.get(0).id() + " acked on adv-acks", third.get(1).id() + " acked on adv-acks");
+        assertThat(reports.lines).containsExactlyInAnyOrder(second.get(1).id() + " acked on inbox-adv-acks",
+                third.get(0).id() + " acked on inbox-adv-acks", third.get(1).id() + " acked on inbox-adv-acks");
         assertThat(db.count(TABLE.name())).isZero();
-        form.stop();
-        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+        assertThat(stopsInTime(form)).isTrue();
     }
 
     /**
@@ -120,10 +121,10 @@ class AdvisoryAcksTest {
         Dialect dialect = db.dialect();
         ConnectionSource source = () -> db.dataSource().getConnection();
         FormContext context = context(dialect, source, true);
-        AdvisoryForm form = new AdvisoryForm(context, dialect.advisory(context.shape()), "advisory-acks-test");
+        FormPlan form = AdvisoryForm.open(context, dialect.advisory(context.shape()), "advisory-acks-test");
         insert(db, 3);
 
-        List<InFlight> claimed = form.claim(Instant.now(), 3);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 3);
         assertThat(claimed).hasSize(3);
         assertThat(advisoryLocks(db)).isEqualTo(3);
         for (InFlight delivery : claimed.subList(0, 2)) {
@@ -139,16 +140,25 @@ class AdvisoryAcksTest {
         last.close();
         assertThat(db.count(TABLE.name())).isZero();
         assertThat(advisoryLocks(db)).as("all three released together").isZero();
-        form.stop();
-        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+        assertThat(stopsInTime(form)).isTrue();
     }
 
     /** The test table's form context on {@code source}; {@code transactional} for deliveries in transactions. */
     private FormContext context(Dialect dialect, ConnectionSource source, boolean transactional) {
         TableShape shape = new TableShape(TABLE.spec(), dialect::quote, Map.of());
-        return new FormContext("adv", TABLE.spec(), dialect, source, Clock.systemUTC(), new BrokerListener() {},
-                reports, null, true, new ObjectMapper(), transactional,
-                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
+        return new FormContext("adv", shape, dialect, source, new JdbcDeliveryTransactions(source, dialect), reports,
+                new BrokerListener() {}, Clock.systemUTC(), new ObjectMapper(), true, null,
+                new FormContext.Workload(1, 16, false, transactional), ConcurrentHashMap.newKeySet(), sql -> true);
+    }
+
+    /** Stops what the form runs beside the workers, then its carry: true when that took less than 10 s. */
+    private static boolean stopsInTime(FormPlan form) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        for (Service service : form.beside()) {
+            service.stop(deadline);
+        }
+        form.carry().stop(deadline);
+        return System.nanoTime() < deadline;
     }
 
     /** The advisory locks held in this database, by every session (the tests run one at a time). */
@@ -178,10 +188,9 @@ class AdvisoryAcksTest {
         return attempts;
     }
 
+    /** Acks {@code delivery} as the deliverer does: settled first, then handed to its claim. */
     private static void ack(InFlight delivery) {
-        synchronized (delivery) {
-            delivery.markSettled();
-        }
+        delivery.settleOnce(false, () -> true);
         delivery.claim().ack(delivery, Instant.now());
     }
 

@@ -8,8 +8,9 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.FormPlan;
 import dev.inbox.internal.form.InFlight;
-import dev.inbox.internal.form.LeaseForm;
+import dev.inbox.internal.form.lease.LeaseForm;
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
 import dev.inbox.internal.jdbc.Sql;
@@ -69,12 +70,9 @@ class LeaseAcksTest {
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote,
                 db == TestDatabase.POSTGRES ? Map.of("id", "bigserial") : Map.of());
         assertThat(dialect.lease(shape).ackAll() != null).isEqualTo(db == TestDatabase.POSTGRES);
-        FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false,
-                new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, false);
+        FormPlan form = LeaseForm.open(context(dialect, source, shape), dialect.lease(shape), Duration.ofSeconds(30));
         insert(db, 5);
-        List<InFlight> claimed = form.claim(Instant.now(), 5);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 5);
         assertThat(claimed).hasSize(5);
         InFlight stolen = claimed.get(2);
         stealLease(db, dialect, stolen);
@@ -83,22 +81,21 @@ class LeaseAcksTest {
         for (InFlight delivery : claimed) {
             ack(delivery); // the writer is not running yet: all five wait together
         }
-        form.start(new PlatformThreads(), "acks", List.of());
+        form.carry().start(new PlatformThreads());
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (reports.size() < 5 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        form.stop();
-        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+        assertThat(stopsInTime(form)).isTrue();
 
         assertThat(source.opened.get() - openedBefore).isEqualTo(1);
         assertThat(reports).hasSize(5).contains(stolen.id() + " LEASE_LOST");
-        assertThat(reports).filteredOn(r -> r.endsWith("acked on acks-acks")).hasSize(4);
+        assertThat(reports).filteredOn(r -> r.endsWith("acked on inbox-acks-acks")).hasSize(4);
         assertThat(db.count(TABLE)).as("only the row another claim holds is left").isEqualTo(1);
 
         // Once closed, an ack handed over is written at once, on the caller's thread.
         insert(db, 1);
-        InFlight late = form.claim(Instant.now(), 1).get(0);
+        InFlight late = form.claimer().claim(Instant.now(), 1).get(0);
         ack(late);
         assertThat(reports).last().isEqualTo(late.id() + " acked on " + Thread.currentThread().getName());
         assertThat(db.count(TABLE)).isEqualTo(1);
@@ -116,12 +113,10 @@ class LeaseAcksTest {
         Dialect dialect = db.dialect();
         CountingSource source = new CountingSource(db.dataSource()::getConnection);
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "bigserial"));
-        FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, true);
+        FormPlan form = LeaseForm.open(context(dialect, source, shape), dialect.lease(shape), Duration.ofSeconds(30));
         assertThat(form.statements()).extracting(Sql::name).doesNotContain("lease claim carrying acks");
         insert(db, 6);
-        List<InFlight> claimed = form.claim(Instant.now(), 4);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 4);
         assertThat(claimed).hasSize(4);
         stealLease(db, dialect, claimed.get(1));
         // The writer is not running yet (nor its timer): the acks wait for the claim, however slow the machine.
@@ -130,7 +125,7 @@ class LeaseAcksTest {
         ack(claimed.get(1));
 
         int openedBefore = source.opened.get();
-        List<InFlight> next = form.claim(Instant.now(), 1);
+        List<InFlight> next = form.claimer().claim(Instant.now(), 1);
         assertThat(next).hasSize(1);
         assertThat(source.opened.get() - openedBefore).as("the claim and its acks on one connection").isEqualTo(1);
         assertThat(reports).containsExactlyInAnyOrder(claimed.get(0).id() + " acked on " + here,
@@ -140,23 +135,22 @@ class LeaseAcksTest {
         // A claim that fails (a negative limit) before its acks run: the acks are written all the same.
         reports.clear();
         ack(claimed.get(2));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), -1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claimer().claim(Instant.now(), -1))
                 .isInstanceOf(SQLException.class);
         assertThat(reports).containsExactly(claimed.get(2).id() + " acked on " + here);
         assertThat(db.count(TABLE)).isEqualTo(4);
 
         // No claim comes: the writer writes the ack once it has waited.
-        form.start(new PlatformThreads(), "acks", List.of());
+        form.carry().start(new PlatformThreads());
         reports.clear();
         ack(claimed.get(3));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (reports.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(2);
         }
-        assertThat(reports).containsExactly(claimed.get(3).id() + " acked on acks-acks");
+        assertThat(reports).containsExactly(claimed.get(3).id() + " acked on inbox-acks-acks");
         assertThat(db.count(TABLE)).isEqualTo(3);
-        form.stop();
-        assertThat(form.close(Duration.ofSeconds(10))).isTrue();
+        assertThat(stopsInTime(form)).isTrue();
     }
 
     /**
@@ -179,18 +173,16 @@ class LeaseAcksTest {
                     sql -> sql.contains("RETURNING"), "claim refused");
         });
         TableShape shape = new TableShape(Job.leaseTable(TABLE), dialect::quote, Map.of("id", "integer"));
-        FormContext context = new FormContext("acks", Job.leaseTable(TABLE), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false, new JdbcDeliveryTransactions(source, dialect), shape, sql -> true);
-        LeaseForm form = new LeaseForm(context, dialect.lease(shape), Duration.ofSeconds(30), 100, true);
+        FormPlan form = LeaseForm.open(context(dialect, source, shape), dialect.lease(shape), Duration.ofSeconds(30));
         insert(db, 6);
-        List<InFlight> claimed = form.claim(Instant.now(), 4);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 4);
         assertThat(claimed).hasSize(4);
         String here = Thread.currentThread().getName();
         ack(claimed.get(0));
         ack(claimed.get(1));
 
         int openedBefore = source.opened.get();
-        assertThat(form.claim(Instant.now(), 1)).hasSize(1);
+        assertThat(form.claimer().claim(Instant.now(), 1)).hasSize(1);
         assertThat(source.opened.get() - openedBefore).as("the acks and the claim on one connection").isEqualTo(1);
         assertThat(reports).containsExactlyInAnyOrder(claimed.get(0).id() + " acked on " + here,
                 claimed.get(1).id() + " acked on " + here);
@@ -199,7 +191,7 @@ class LeaseAcksTest {
         reports.clear();
         ack(claimed.get(2));
         claimsFail.set(true);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), 1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claimer().claim(Instant.now(), 1))
                 .isInstanceOf(SQLException.class).hasMessageContaining("claim refused");
         assertThat(reports).containsExactly(claimed.get(2).id() + " acked on " + here);
         assertThat(db.count(TABLE)).isEqualTo(3);
@@ -210,7 +202,7 @@ class LeaseAcksTest {
         claimsFail.set(false);
         ack(claimed.get(3));
         opensFail.set(true);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claim(Instant.now(), 1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> form.claimer().claim(Instant.now(), 1))
                 .isInstanceOf(SQLException.class).hasMessageContaining("no connection");
         assertThat(reports).singleElement().asString().startsWith(claimed.get(3).id() + " failed: ")
                 .contains("no connection");
@@ -318,10 +310,23 @@ class LeaseAcksTest {
         assertThat(heldBack.get()).as("timers held back").isPositive();
     }
 
+    /** The lease form's context of the test table on {@code source}: one worker, claims of 16. */
+    private FormContext context(Dialect dialect, ConnectionSource source, TableShape shape) {
+        return new FormContext("acks", shape, dialect, source, new JdbcDeliveryTransactions(source, dialect), recorder,
+                new BrokerListener() {}, Clock.systemUTC(), new ObjectMapper(), true, null,
+                new FormContext.Workload(1, 16, false, false), ConcurrentHashMap.newKeySet(), sql -> true);
+    }
+
+    /** Stops the form's carry, which writes the acks waiting: true when that took less than 10 s. */
+    private static boolean stopsInTime(FormPlan form) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        form.carry().stop(deadline);
+        return System.nanoTime() < deadline;
+    }
+
+    /** Acks {@code delivery} as the deliverer does: settled first, so no keeper moves its token. */
     private static void ack(InFlight delivery) {
-        synchronized (delivery) {
-            delivery.markSettled();
-        }
+        delivery.settleOnce(false, () -> true);
         delivery.claim().ack(delivery, Instant.now());
     }
 

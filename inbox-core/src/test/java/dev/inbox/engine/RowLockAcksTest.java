@@ -9,8 +9,9 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.FormPlan;
 import dev.inbox.internal.form.InFlight;
-import dev.inbox.internal.form.RowLockForm;
+import dev.inbox.internal.form.rowlock.RowLockForm;
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
 import dev.inbox.internal.jdbc.Sql;
@@ -34,9 +35,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The acks of a row lock claim on PostgreSQL: one statement for its rows with the commit of the
- * claim's transaction after it, sent together (the statements' {@code acksAndCommit}), where the acks and the
- * commit took a round trip each; and where the worker that worked the claim claims next, sent
- * before that claim in its round trip ({@code acksCommitAndClaim}).
+ * claim's transaction after it, sent together ({@code acksAndCommit}), where the acks and the
+ * commit took a round trip each; and, where the next claim comes soon enough, sent before that
+ * claim in its round trip ({@code acksCommitAndClaim}).
  */
 class RowLockAcksTest {
     private static final String TABLE = "row_lock_ack_jobs";
@@ -52,40 +53,41 @@ class RowLockAcksTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = TestDatabase.class, names = "POSTGRES")
     void aClaimsAcksAndItsCommitGoTogether(TestDatabase db) throws Exception {
-        RowLockForm form = form(db, 4);
+        FormPlan form = form(db, 4);
 
-        List<InFlight> claimed = form.claim(Instant.now(), 3);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 3);
         assertThat(claimed).hasSize(3);
         calls.clear();
-        claimed.forEach(delivery -> ack(delivery, null));
+        claimed.forEach(RowLockAcksTest::ack);
+        assertThat(stopsInTime(form)).as("no claim comes: the carry writes them as it stops").isTrue();
 
         assertThat(reports).hasSize(3).allMatch(r -> r.contains(" acked on "));
         assertThat(calls).as("the acks' statement carries the commit; the driver sends nothing for commit()")
                 .containsExactly("prepare " + withCommit(db), "commit");
         assertThat(db.count(TABLE)).as("committed: another session sees the acked rows gone").isEqualTo(1);
-        List<InFlight> rest = form.claim(Instant.now(), 3);
+        List<InFlight> rest = form.claimer().claim(Instant.now(), 3);
         assertThat(rest).as("and the claim's locks ended").hasSize(1);
         release(rest);
     }
 
     /**
-     * Acked by the worker that works them, a claim's acks and its commit wait for that worker's next
-     * claim, which sends them before its own statement in one round trip on the same connection:
-     * one round trip a batch, as a plain loop's next batch follows its commit. Where the worker goes
-     * on without a claim, {@link RowLockForm#carryEnds} writes them.
+     * Once its rows are worked, a claim's acks and its commit wait for the next claim, which sends
+     * them before its own statement in one round trip on the worked claim's connection: one round
+     * trip a batch, as a plain loop's next batch follows its commit. Where no claim comes, the carry
+     * writes them.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = TestDatabase.class, names = "POSTGRES")
     void aWorkersNextClaimCarriesTheAcksAndTheCommitOfTheClaimItWorked(TestDatabase db) throws Exception {
-        RowLockForm form = form(db, 4);
-        List<InFlight> claimed = form.claim(Instant.now(), 3);
+        FormPlan form = form(db, 4);
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 3);
         calls.clear();
         int connectionsBefore = connections.get();
-        claimed.forEach(delivery -> ack(delivery, Thread.currentThread()));
-        assertThat(reports).as("the acks wait for the worker's next claim").isEmpty();
+        claimed.forEach(RowLockAcksTest::ack);
+        assertThat(reports).as("the acks wait for the next claim").isEmpty();
         assertThat(calls).isEmpty();
 
-        List<InFlight> next = form.claim(Instant.now(), 3);
+        List<InFlight> next = form.claimer().claim(Instant.now(), 3);
 
         assertThat(next).hasSize(1);
         assertThat(calls).as("the acks, the commit and the claim in one statement").containsExactly("prepare "
@@ -95,14 +97,13 @@ class RowLockAcksTest {
         assertThat(db.count(TABLE)).as("committed: another session sees the acked rows gone").isEqualTo(1);
 
         calls.clear();
-        ack(next.get(0), Thread.currentThread());
+        ack(next.get(0));
         assertThat(calls).isEmpty();
-        form.carryEnds();
+        assertThat(stopsInTime(form)).as("nothing left waiting").isTrue();
         assertThat(calls).as("no claim came: written on their own").containsExactly("prepare " + withCommit(db),
                 "commit");
         assertThat(reports).hasSize(4);
         assertThat(db.count(TABLE)).isZero();
-        assertThat(form.close(Duration.ofSeconds(1))).as("nothing left waiting").isTrue();
     }
 
     /**
@@ -114,28 +115,27 @@ class RowLockAcksTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = TestDatabase.class, names = "POSTGRES")
     void acksCarriedByAClaimThatFailsAreReportedFailedAndTheirRowsComeBack(TestDatabase db) throws Exception {
-        RowLockForm form = form(db, 4);
+        FormPlan form = form(db, 4);
         db.execute("CREATE OR REPLACE FUNCTION row_lock_ack_refused() RETURNS trigger LANGUAGE plpgsql AS"
                         + " $$ BEGIN RAISE EXCEPTION 'acks refused'; END $$",
                 "CREATE TRIGGER refuse_acks BEFORE DELETE ON " + TABLE + " FOR EACH ROW EXECUTE FUNCTION"
                         + " row_lock_ack_refused()");
-        List<InFlight> claimed = form.claim(Instant.now(), 3);
-        claimed.forEach(delivery -> ack(delivery, Thread.currentThread()));
+        List<InFlight> claimed = form.claimer().claim(Instant.now(), 3);
+        claimed.forEach(RowLockAcksTest::ack);
 
-        assertThatThrownBy(() -> form.claim(Instant.now(), 3)).hasMessageContaining("acks refused");
+        assertThatThrownBy(() -> form.claimer().claim(Instant.now(), 3)).hasMessageContaining("acks refused");
 
         assertThat(reports).hasSize(3).allMatch(r -> r.contains(" failed: ") && r.contains("acks refused"));
         assertThat(db.count(TABLE)).isEqualTo(4);
-        List<InFlight> again = form.claim(Instant.now(), 4);
+        List<InFlight> again = form.claimer().claim(Instant.now(), 4);
         assertThat(again).as("every row free to claim again").hasSize(4);
         release(again);
-        assertThat(form.close(Duration.ofSeconds(1))).isTrue();
+        assertThat(stopsInTime(form)).isTrue();
     }
 
     /**
-     * In a drain, the worker that works a claim's last row claims next, so nearly every claim's acks
-     * and commit ride with the next claim: at one worker, and at four, where the room a row frees
-     * would otherwise start a claim on whichever worker freed it.
+     * In a drain nearly every claim's acks and commit ride with the next claim, whichever thread
+     * makes it: at one worker, and at four.
      */
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 4})
@@ -174,18 +174,19 @@ class RowLockAcksTest {
                 .isGreaterThanOrEqualTo(jobs / 16 / 2);
     }
 
-    private RowLockForm form(TestDatabase db, int rows) throws Exception {
+    private FormPlan form(TestDatabase db, int rows) throws Exception {
         db.createLeaseTable(TABLE); // its lease column unused: the description below has none
         Dialect dialect = db.dialect();
         ConnectionSource source = () -> {
             connections.incrementAndGet();
             return recording(db.dataSource().getConnection());
         };
-        FormContext context = new FormContext("acks", spec(), dialect, source, Clock.systemUTC(),
-                new BrokerListener() {}, recorder, null, true, new ObjectMapper(), false,
-                new JdbcDeliveryTransactions(source, dialect), shape(db), sql -> true);
+        FormContext context = new FormContext("acks", shape(db), dialect, source,
+                new JdbcDeliveryTransactions(source, dialect), recorder, new BrokerListener() {}, Clock.systemUTC(),
+                new ObjectMapper(), true, null, new FormContext.Workload(1, 16, false, false),
+                ConcurrentHashMap.newKeySet(), sql -> true);
         db.execute("INSERT INTO " + TABLE + " (payload) SELECT '\\x7b7d' FROM generate_series(1, " + rows + ")");
-        return new RowLockForm(context, dialect.rowLock(shape(db)));
+        return RowLockForm.open(context, dialect.rowLock(shape(db)));
     }
 
     private static InboxSpec spec() {
@@ -201,13 +202,17 @@ class RowLockAcksTest {
         return new Sql("acks and commit", db.dialect().rowLock(shape(db)).acksAndCommit()).jdbc();
     }
 
-    /** Acks {@code delivery} as the deliverer does, worked on {@code worker} (null: on none). */
-    private static void ack(InFlight delivery, Thread worker) {
-        delivery.worker(worker);
-        synchronized (delivery) {
-            delivery.markSettled();
-        }
+    /** Acks {@code delivery} as the deliverer does: settled first, then handed to its claim. */
+    private static void ack(InFlight delivery) {
+        delivery.settleOnce(false, () -> true);
         delivery.claim().ack(delivery, Instant.now());
+    }
+
+    /** Stops the form's carry, which writes what waits: true when that took less than a second. */
+    private static boolean stopsInTime(FormPlan form) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        form.carry().stop(deadline);
+        return System.nanoTime() < deadline;
     }
 
     /** Gives back rows a test claimed and did not settle, ending their claim's transaction. */

@@ -12,7 +12,7 @@ import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
-import dev.inbox.internal.jdbc.Transactions;
+import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.spi.DeliveryTransactions;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -76,11 +76,11 @@ class StartedTransactionsTest {
     void aTransactionWhoseWorkFailsIsRolledBackAndTheConnectionStaysInAutocommit(TestDatabase db) throws Exception {
         db.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id INT PRIMARY KEY) ENGINE=InnoDB");
         try (HikariDataSource pool = onePool(db); Connection connection = pool.getConnection()) {
-            Transactions.run(connection, db.dialect(), Connection.TRANSACTION_READ_COMMITTED, () -> {
+            JdbcTransaction.run(connection, db.dialect(), Connection.TRANSACTION_READ_COMMITTED, () -> {
                 insert(connection, 1);
                 return null;
             });
-            assertThatThrownBy(() -> Transactions.run(connection, db.dialect(), -1, () -> {
+            assertThatThrownBy(() -> JdbcTransaction.run(connection, db.dialect(), -1, () -> {
                 insert(connection, 2);
                 insert(connection, 1); // a duplicate key: the work fails
                 return null;

@@ -8,16 +8,17 @@ import dev.inbox.InboxSpec;
 import dev.inbox.SqliteMode;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
-import dev.inbox.internal.form.AdvisoryForm;
-import dev.inbox.internal.form.Form;
 import dev.inbox.internal.form.FormContext;
-import dev.inbox.internal.form.LeaseForm;
-import dev.inbox.internal.form.RowLockForm;
+import dev.inbox.internal.form.FormPlan;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.form.advisory.AdvisoryForm;
+import dev.inbox.internal.form.lease.LeaseForm;
+import dev.inbox.internal.form.rowlock.RowLockForm;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcDeliveryTransactions;
 import dev.inbox.internal.jdbc.Redaction;
 import dev.inbox.internal.jdbc.Sql;
-import dev.inbox.internal.jdbc.WriteLockFirst;
+import dev.inbox.internal.jdbc.WriteLockedDeliveryTransactions;
 import dev.inbox.internal.runner.Deliverer;
 import dev.inbox.internal.runner.EngineContext;
 import dev.inbox.internal.runner.RunnerSettings;
@@ -33,6 +34,8 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Opens a broker as the lifecycle orders it, starting nothing: reaches the database and resolves
@@ -63,7 +66,7 @@ public final class BrokerOpener {
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
         if (dialect.capabilities().writeLocksDatabase()) {
-            transactions = new WriteLockFirst(transactions, database);
+            transactions = new WriteLockedDeliveryTransactions(transactions, database);
         }
         this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
                 transactions, new Wakes(transactions, config.wakeElsewhere()));
@@ -92,7 +95,7 @@ public final class BrokerOpener {
         } catch (RuntimeException e) {
             if (listener != null) {
                 try {
-                    listener.stop(false);
+                    listener.stop(System.nanoTime());
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                 }
@@ -202,24 +205,25 @@ public final class BrokerOpener {
         }
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter != null);
-        FormContext context = new FormContext(queue, spec, dialect, database, config.clock(), config.listener(),
-                reports, deadLetter, table.binaryPayload(), config.json(), settings.transactional(),
-                engine.transactions(), table.shape(), sql -> preparesOrSays(connection, queue, sql));
-        Form form = switch (claimForm) {
-            case LEASE -> new LeaseForm(context, dialect.lease(table.shape()), lease,
-                    2 * (settings.workers() + settings.batchSize()), true);
-            case ROW_LOCK -> new RowLockForm(context, dialect.rowLock(table.shape()));
-            case ADVISORY -> new AdvisoryForm(context, dialect.advisory(table.shape()), database.identity());
+        Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
+        FormContext context = new FormContext(queue, table.shape(), dialect, database, engine.transactions(), reports,
+                config.listener(), config.clock(), config.json(), table.binaryPayload(), deadLetter,
+                new FormContext.Workload(settings.workers(), settings.batchSize(), subscription.isBatch(),
+                        settings.transactional()), inWork, sql -> preparesOrSays(connection, queue, sql));
+        FormPlan plan = switch (claimForm) {
+            case LEASE -> LeaseForm.open(context, dialect.lease(table.shape()), lease);
+            case ROW_LOCK -> RowLockForm.open(context, dialect.rowLock(table.shape()));
+            case ADVISORY -> AdvisoryForm.open(context, dialect.advisory(table.shape()), database.identity());
         };
-        for (Sql sql : form.statements()) {
+        for (Sql sql : plan.statements()) {
             OpenedTable.prepare(connection, dialect, spec, sql);
         }
         ObjectMapper json = config.json();
         Deliverer<T> deliverer = new Deliverer<>(engine, queue, spec, subscription.handler(),
                 subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
                 reports);
-        SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), form, deliverer, settings,
-                subscription.isBatch(), config.clock(), config.listener(), pauses::paused);
+        SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), plan, deliverer, settings,
+                subscription.isBatch(), config.clock(), config.listener(), pauses::paused, inWork);
         engine.wakes().register(queue, runner::wake);
         if (deadLetter != null) {
             deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));
@@ -238,7 +242,7 @@ public final class BrokerOpener {
             }
         }
         anyTransactional |= settings.transactional();
-        budget.add(queue, form.connections(settings.workers(), runner.claimLoops()));
+        budget.add(queue, runner.connections());
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),
                 claimForm, settings.workers());
         return runner;

@@ -10,9 +10,9 @@ import dev.inbox.PublishOptions;
 import dev.inbox.Published;
 import dev.inbox.Publisher;
 import dev.inbox.internal.jdbc.Database;
+import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
-import dev.inbox.internal.jdbc.Transactions;
-import dev.inbox.internal.runner.DeliveryTransaction;
+import dev.inbox.internal.runner.CurrentDelivery;
 import dev.inbox.spi.Dialect;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -72,13 +72,13 @@ public final class BrokerPublisher<T> implements Publisher<T> {
             return Published.NEW;
         }
         Database database = target.database();
-        DeliveryTransaction tx = DeliveryTransaction.current();
-        if (tx != null && tx.database() == database) {
+        CurrentDelivery delivery = CurrentDelivery.current();
+        if (delivery != null && delivery.database() == database) {
             // Inside a transactional delivery of this broker: the insert joins its transaction.
-            return insertThrough(target, tx.connection(), payloads, options);
+            return insertThrough(target, delivery.connection(), payloads, options);
         }
-        if (tx != null && tx.locksDatabase() && database.dialect().capabilities().writeLocksDatabase()
-                && database.sameAs(tx.database())) {
+        if (delivery != null && delivery.locksDatabase() && database.dialect().capabilities().writeLocksDatabase()
+                && database.sameAs(delivery.database())) {
             throw new InboxException(InboxException.Kind.WRITE_LOCK_HELD, "queue " + queue + ": this thread's"
                     + " transactional delivery holds the database's write lock until it settles, so this publish"
                     + " would wait for ever; publish through the delivery's broker, or with"
@@ -111,7 +111,7 @@ public final class BrokerPublisher<T> implements Publisher<T> {
         } else {
             // Begun by a statement where the dialect has one: on MySQL and MariaDB a round trip fewer than
             // switching autocommit off and on again.
-            Transactions.run(connection, target.database().dialect(), -1,
+            JdbcTransaction.run(connection, target.database().dialect(), -1,
                     () -> insertEncoded(target, connection, encoded, options, null));
         }
         target.wakes().wake(queue);
@@ -180,8 +180,8 @@ public final class BrokerPublisher<T> implements Publisher<T> {
             encoded.add(encode(required(payloads.iterator().next())));
             return encoded;
         }
-        // One generator for the batch, each value taken from its buffer once written: a generator and
-        // a serializer provider made per value took about half the CPU of a MariaDB publishAll's thread.
+        // One generator for the batch, each value taken from its buffer once written: making a
+        // generator and a serializer provider per value cost more than the insert itself.
         ByteArrayOutputStream buffer = new ByteArrayOutputStream(128);
         Object payload = null;
         try (SequenceWriter values = valuesWriter.writeValues(buffer)) {

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.DeadLetter;
 import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
+import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
-import dev.inbox.internal.jdbc.Transactions;
 import dev.inbox.spi.Dialect;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -82,7 +82,7 @@ public final class DeadLetterRows {
     /** Moves dead letter {@code id} back into the queue, as a new job on its first attempt. */
     public void retry(Object id) {
         try (Connection connection = target.database().open()) {
-            Transactions.run(connection, -1, () -> {
+            JdbcTransaction.run(connection, -1, () -> {
                 if (dialect.capabilities().writeLocksDatabase()) {
                     // SQLite: the write lock first, so that a second retry waits for this one instead of
                     // failing to upgrade its read lock; it then finds the row gone.

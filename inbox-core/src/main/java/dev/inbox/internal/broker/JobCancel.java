@@ -2,9 +2,9 @@ package dev.inbox.internal.broker;
 
 import dev.inbox.Cancellation;
 import dev.inbox.ClaimForm;
-import dev.inbox.internal.form.ProcessLocks;
+import dev.inbox.internal.form.advisory.ProcessLocks;
+import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
-import dev.inbox.internal.jdbc.Transactions;
 import dev.inbox.spi.CancelStatements;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
@@ -44,7 +44,7 @@ public final class JobCancel {
         ClaimForm form = table.spec().claimForm();
         boolean cancelled = switch (form) {
             case LEASE -> delete(connection, id, now);
-            case ROW_LOCK -> Transactions.run(connection, -1, () -> locked(connection, id) != null
+            case ROW_LOCK -> JdbcTransaction.run(connection, -1, () -> locked(connection, id) != null
                     && delete(connection, id, now));
             case ADVISORY -> lock != null ? withServerLock(connection, id, now) : withProcessLock(connection, id, now);
         };

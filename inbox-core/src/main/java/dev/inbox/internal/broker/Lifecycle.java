@@ -47,6 +47,23 @@ public final class Lifecycle {
         return broker.publishing(queue);
     }
 
+    /**
+     * The open broker, to {@code what}.
+     *
+     * @throws InboxException {@code CLOSED} after shutdown, {@code LIFECYCLE} before {@code connect()}
+     */
+    public OpenedBroker running(String what) {
+        if (closed) {
+            throw new InboxException(Kind.CLOSED, "the broker has shut down, so it cannot " + what);
+        }
+        OpenedBroker broker = opened;
+        if (broker == null) {
+            throw new InboxException(Kind.LIFECYCLE, "the broker has not connected, so it cannot " + what
+                    + ": call connect() first");
+        }
+        return broker;
+    }
+
     static InboxException closed(String queue) {
         return new InboxException(Kind.CLOSED, "the broker has shut down: queue " + queue + " takes no more work;"
                 + " publish through a running broker");

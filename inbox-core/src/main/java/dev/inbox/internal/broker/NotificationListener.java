@@ -1,11 +1,13 @@
 package dev.inbox.internal.broker;
 
 import dev.inbox.InboxException;
+import dev.inbox.ShutdownReport;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.internal.task.FailureLog;
 import dev.inbox.internal.task.OutageBackoff;
 import dev.inbox.internal.task.SerialTask;
+import dev.inbox.internal.task.Service;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
 import java.lang.System.Logger.Level;
@@ -27,7 +29,7 @@ import java.util.UUID;
  * back it reconnects and listens again. After any reconnect every subscription is woken, since
  * notifications may have been missed. Every statement comes from the dialect.
  */
-final class NotificationListener {
+final class NotificationListener implements Service {
     private static final System.Logger LOG = System.getLogger(NotificationListener.class.getName());
     private static final Duration WAIT = Duration.ofMillis(250);
 
@@ -73,15 +75,11 @@ final class NotificationListener {
         }
     }
 
-    /** The run of failed LISTEN connections in progress; null while it listens. */
-    FailureLog.Outage outage() {
-        return failures.outage();
-    }
-
-    void start(Threads threads) {
-        this.threads = threads;
-        listening = new SerialTask(threads, "inbox-listener", this::listen);
-        listening.signal();
+    @Override
+    public void start(Threads pool) {
+        this.threads = pool;
+        listening = new SerialTask(pool, "inbox-listener", this::listen);
+        listening.start();
     }
 
     /**
@@ -188,11 +186,32 @@ final class NotificationListener {
         return connects;
     }
 
-    /** Stops listening; {@code started} is false when the listener was opened but never started. */
-    void stop(boolean started) throws InterruptedException {
+    /**
+     * Stops listening and closes its connection, once its wait for notifications (at most a quarter
+     * second) has ended; a listener opened and never started just closes.
+     */
+    @Override
+    public ShutdownReport stop(long deadline) throws InterruptedException {
         stopping = true;
-        if (!started || listening.awaitIdle(Duration.ofSeconds(5))) {
+        if (listening == null || listening.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))
+                .plus(WAIT))) {
             close();
         }
+        return ShutdownReport.NONE;
+    }
+
+    /**
+     * Not ready while its connection fails: the subscriptions that listen wake by their poll alone.
+     * Shown beside the subscriptions' health ({@link dev.inbox.BrokerHealth#listener}).
+     */
+    @Override
+    public Health health(long now, long stuckNanos) {
+        FailureLog.Outage outage = failures.outage();
+        return new Health(outage == null ? null : outage.toString(), null);
+    }
+
+    @Override
+    public String toString() {
+        return "the LISTEN connection";
     }
 }

@@ -12,7 +12,8 @@ import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.internal.runner.EngineContext;
 import dev.inbox.internal.runner.SubscriptionRunner;
-import dev.inbox.internal.task.FailureLog;
+import dev.inbox.internal.task.Service;
+import dev.inbox.internal.task.Services;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
 import java.lang.System.Logger.Level;
@@ -44,7 +45,9 @@ public final class OpenedBroker {
     private final NotificationListener listener;
     private final QueuePauses pauses;
     private final RecurringJobs recurring;
-    private boolean started;
+    /** Every part that runs, in the order they start: the listener, the subscriptions, the recurring jobs. */
+    private final List<Service> services = new ArrayList<>();
+    private Threads threads;
 
     /** @param listener null where no subscription listens for notifications */
     OpenedBroker(EngineContext engine, Map<String, PublishQueue> queues, Map<String, SubscriptionRunner> runners,
@@ -57,20 +60,38 @@ public final class OpenedBroker {
         this.runners = runners;
         this.deadLetterTables = Map.copyOf(deadLetterTables);
         this.listener = listener;
+        if (listener != null) {
+            services.add(listener);
+        }
+        services.addAll(runners.values());
+        services.add(recurring);
     }
 
     /**
      * Starts the listener, every subscription's claim loops and workers, and the recurring jobs,
-     * which publish through {@code publishers}.
+     * which publish through {@code publishers}: all or none. Where one cannot start, those started
+     * stop, the pool the broker built closes, and the failure is thrown.
      */
-    public synchronized void start(Threads threads, BiFunction<String, Class<?>, Publisher<?>> publishers) {
-        started = true;
-        if (listener != null) {
-            listener.start(threads);
+    public synchronized void start(Threads pool, BiFunction<String, Class<?>, Publisher<?>> publishers) {
+        threads = pool;
+        recurring.publishThrough(publishers, this::wake);
+        try {
+            Services.startAll(services, pool, STOP_AFTER_FAILED_START);
+        } catch (RuntimeException | Error e) {
+            try {
+                if (listener != null) {
+                    listener.stop(System.nanoTime()); // its connection, where it never started
+                }
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            engine.database().close();
+            throw e;
         }
-        runners.values().forEach(runner -> runner.start(threads));
-        recurring.start(threads, publishers, this::wake);
     }
+
+    /** How long the parts started may take to stop where a later one cannot start. */
+    private static final Duration STOP_AFTER_FAILED_START = Duration.ofSeconds(5);
 
     /**
      * A publisher's view of {@code queue}.
@@ -103,8 +124,8 @@ public final class OpenedBroker {
     public BrokerHealth health(Duration stuckAfter) {
         List<QueueHealth> health = new ArrayList<>();
         new TreeMap<>(runners).values().forEach(runner -> health.add(runner.health(stuckAfter)));
-        FailureLog.Outage listening = listener == null ? null : listener.outage();
-        return new BrokerHealth(true, List.copyOf(health), listening == null ? "" : listening.toString());
+        String listening = listener == null ? null : listener.health(System.nanoTime(), Long.MAX_VALUE).down();
+        return new BrokerHealth(true, List.copyOf(health), listening == null ? "" : listening);
     }
 
     /**
@@ -215,37 +236,17 @@ public final class OpenedBroker {
     }
 
     /**
-     * Stops the claim loops and the listener, releases the locks of advisory deliveries in work,
-     * lets the other deliveries in work settle until {@code drainTimeout}, gives back the rows of
-     * handlers still running then, and closes a pool the broker built.
+     * Stops every part in parallel under one deadline, {@code drainTimeout} from now: the claim
+     * loops, the listener and the recurring jobs stop at once, the locks of advisory deliveries in
+     * work are released, the other deliveries in work settle until the deadline, and the rows of
+     * handlers still running then are given back. Returns within the deadline and a grace of a few
+     * seconds however many queues run, and however long a claim hangs on the database: what has
+     * not stopped by then ends as the pool the broker built closes.
      */
     public synchronized ShutdownReport shutdown(Duration drainTimeout) {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
-        int cutOff = 0;
-        int released = 0;
-        int locks = 0;
-        int closed = 0;
-        try {
-            recurring.stop();
-            for (SubscriptionRunner runner : runners.values()) {
-                runner.stopClaiming(Duration.ofSeconds(30));
-            }
-            if (listener != null) {
-                listener.stop(started);
-            }
-            for (SubscriptionRunner runner : runners.values()) {
-                locks += runner.stopForm();
-            }
-            for (SubscriptionRunner runner : runners.values()) {
-                cutOff += runner.drain(deadline);
-                released += runner.rowsReleased();
-                closed += runner.connectionsClosed();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ShutdownReport report = threads == null ? ShutdownReport.NONE : Services.stopAll(services, threads, deadline);
         engine.database().close();
-        ShutdownReport report = new ShutdownReport(released, locks, cutOff, closed);
         LOG.log(Level.INFO, "Inbox broker shut down: {0}", report);
         return report;
     }

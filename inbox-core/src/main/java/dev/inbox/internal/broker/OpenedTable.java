@@ -227,13 +227,9 @@ final class OpenedTable {
 
     static final int MOST_ROWS_IN_ONE_STATEMENT = 256;
     /**
-     * Where a batch goes in bulk, up to about 160 rows one statement the server parses as text is
-     * still the faster, for the bulk's transaction takes two more round trips (one MariaDB
-     * connection, plain JDBC, the three in turns, rows per second, one statement in autocommit /
-     * {@code START TRANSACTION}, bulk, {@code COMMIT} / a loop with autocommit off, bulk,
-     * {@code COMMIT}: 64 rows 154,000 / 133,000 / 125,000; 128 rows 191,000 / 168,000 / 170,000;
-     * 160 rows 222,000 / 198,000 / 200,000; 192 rows 207,000 / 225,000 / 211,000; 256 rows
-     * 243,000 / 308,000 / 280,000).
+     * Up to this many rows a batch goes as one statement the server parses as text, beyond it in
+     * bulk: the bulk's transaction costs two more round trips, which only a longer batch repays
+     * (docs/bench/RESULTS.md, "Measurements behind the engine's constants").
      */
     static final int MOST_ROWS_BEFORE_BULK = 128;
     private static final long MOST_BYTES_IN_ONE_STATEMENT = 1 << 20;

@@ -2,13 +2,17 @@ package dev.inbox.internal.broker;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.deser.AbstractDeserializer;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerBase;
 import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxException;
 import java.lang.reflect.Type;
@@ -20,6 +24,15 @@ import java.lang.reflect.Type;
  */
 public final class Payloads {
     private Payloads() {}
+
+    /** Jackson with java.time support and no default typing: the mapper of payloads and headers by default. */
+    public static ObjectMapper defaultJson() {
+        return JsonMapper.builder()
+                .addModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .build();
+    }
 
     /**
      * Fails unless Jackson can build values of {@code type} from JSON: an abstract type, or a

@@ -4,8 +4,10 @@ import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
 import dev.inbox.Publisher;
 import dev.inbox.RecurringJob;
+import dev.inbox.ShutdownReport;
 import dev.inbox.internal.jdbc.Database;
-import dev.inbox.internal.jdbc.Transactions;
+import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.task.Service;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
 import java.lang.System.Logger.Level;
@@ -34,7 +36,7 @@ import java.util.function.Consumer;
  * are published once (carrying the first missed due time). A server that starts with another
  * cron expression (or zone) than the table holds writes its own and the due time that follows.
  */
-final class RecurringJobs {
+final class RecurringJobs implements Service {
     private static final System.Logger LOG = System.getLogger(RecurringJobs.class.getName());
     /** How long a server leaves a job alone that another server's declaration runs. */
     private static final Duration DEFERRED = Duration.ofMinutes(1);
@@ -195,21 +197,33 @@ final class RecurringJobs {
         }
     }
 
-    /** Starts evaluating the schedule; publishes through {@code publishers}, and wakes a queue it published into. */
-    synchronized void start(Threads threadPool, BiFunction<String, Class<?>, Publisher<?>> publisherOf,
+    /** The occurrences go through {@code publisherOf}'s publishers, and wake the queue they went into. */
+    synchronized void publishThrough(BiFunction<String, Class<?>, Publisher<?>> publisherOf,
             Consumer<String> wakeQueue) {
+        this.publishers = publisherOf;
+        this.wake = wakeQueue;
+    }
+
+    /** Starts evaluating the schedule. */
+    @Override
+    public synchronized void start(Threads threadPool) {
         if (entries.isEmpty()) {
             return;
         }
         this.threads = threadPool;
-        this.publishers = publisherOf;
-        this.wake = wakeQueue;
         threads.run("inbox-recurring", this::tick);
     }
 
     /** No occurrence is published once this returns, but one in its transaction may still commit. */
-    void stop() {
+    @Override
+    public ShutdownReport stop(long deadline) {
         stopped = true;
+        return ShutdownReport.NONE;
+    }
+
+    @Override
+    public String toString() {
+        return "the recurring jobs";
     }
 
     /** Publishes the occurrences due, then sleeps until the next one. */
@@ -249,7 +263,7 @@ final class RecurringJobs {
         Instant next = entry.schedule.nextAfter(max(clock.instant(), due));
         String text = entry.schedule.text();
         try (Connection connection = database.open()) {
-            boolean published = Transactions.run(connection, -1, () -> {
+            boolean published = JdbcTransaction.run(connection, -1, () -> {
                 try (PreparedStatement ps = connection.prepareStatement("UPDATE " + dialect.quote(table) + " SET "
                         + column("next_due") + " = ? WHERE " + column("name") + " = ? AND " + column("next_due")
                         + " = ? AND " + column("cron") + " = ?")) {

@@ -3,8 +3,8 @@ package dev.inbox.internal.form;
 import dev.inbox.InboxException;
 import dev.inbox.Outcome;
 import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
-import dev.inbox.internal.jdbc.Transactions;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,12 +22,12 @@ import java.util.function.Function;
  * there for it) or failed. The lease form gathers the acks of all its workers; the row lock and
  * advisory forms those of one claim, written when its last delivery is done.
  */
-final class AckBatch {
+public final class AckBatch {
 
     /** Runs the batch so that it commits once; returns what the batch returns. */
     @FunctionalInterface
-    interface Commit {
-        boolean[] run(Connection connection, int statements, Transactions.Work<boolean[]> batch) throws SQLException;
+    public interface Commit {
+        boolean[] run(Connection connection, int statements, JdbcTransaction.Work<boolean[]> batch) throws SQLException;
     }
 
     private final Sql ack;
@@ -59,12 +59,12 @@ final class AckBatch {
         this.lost = lost;
     }
 
-    void add(InFlight delivery, Instant now) {
+    public void add(InFlight delivery, Instant now) {
         deliveries.add(delivery);
         last = now;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return deliveries.isEmpty();
     }
 
@@ -85,7 +85,7 @@ final class AckBatch {
      * Writes the acks on {@code connection} through {@code commit} and reports each; a failure
      * reports every ack failed and is thrown. Empty afterwards.
      */
-    void write(Connection connection, Commit commit, Reports reports) throws SQLException {
+    public void write(Connection connection, Commit commit, Reports reports) throws SQLException {
         if (deliveries.isEmpty()) {
             return;
         }
@@ -101,7 +101,7 @@ final class AckBatch {
      * the commit of the transaction they run in ({@code acksAndCommit}), and reports each; a
      * failure reports every ack failed and is thrown. Empty afterwards.
      */
-    void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {
+    public void writeCommitting(Connection connection, Sql sql, Reports reports) throws SQLException {
         writeAll(written -> statements.prepared(connection, sql, ps -> {
             Object[] ids = Settlements.bindAll(ps, sql, written, last, dialect);
             ps.execute();
@@ -109,6 +109,49 @@ final class AckBatch {
                 return Settlements.readAll(rs, ids);
             }
         }), reports);
+    }
+
+    /**
+     * Writes the acks as a JDBC batch and then {@code then} in one transaction on {@code connection},
+     * one commit for both: a claim that carries them where the database takes one writer at a time.
+     * Reports each ack once it has committed and returns what {@code then} returned; a failure of
+     * {@code then} is thrown once the acks have committed, and a failure of the transaction fails
+     * every ack and is thrown. Empty afterwards.
+     */
+    public <R> R writeThen(Connection connection, JdbcTransaction.Work<R> then, Reports reports) throws SQLException {
+        After<R> after = new After<>(then);
+        writeAll(written -> JdbcTransaction.run(connection, dialect, -1, () -> {
+            boolean[] took = Settlements.runBatch(statements, connection, ack, written, Outcome.ack(), last, dialect);
+            after.run();
+            return took;
+        }), reports);
+        return after.result();
+    }
+
+    /** What runs after the acks in their transaction: what it returned, or what it threw, given once they commit. */
+    private static final class After<R> {
+        private final JdbcTransaction.Work<R> work;
+        private R result;
+        private SQLException failure;
+
+        After(JdbcTransaction.Work<R> work) {
+            this.work = work;
+        }
+
+        void run() {
+            try {
+                result = work.run();
+            } catch (SQLException e) {
+                failure = e;
+            }
+        }
+
+        R result() throws SQLException {
+            if (failure != null) {
+                throw failure;
+            }
+            return result;
+        }
     }
 
     /** Writes the acks gathered, which {@code writing} does and tells for each whether it took. */
@@ -132,7 +175,7 @@ final class AckBatch {
     }
 
     /** Binds the acks into {@code sql}, a claim's statement that carries them; returns what {@link #carried} reads. */
-    Object[] bindCarried(PreparedStatement ps, Sql sql) throws SQLException {
+    public Object[] bindCarried(PreparedStatement ps, Sql sql) throws SQLException {
         return Settlements.bindAll(ps, sql, deliveries, last, dialect);
     }
 
@@ -140,7 +183,7 @@ final class AckBatch {
      * Reports each carried ack from {@code rs}, the result of the acks' part of the claim's
      * statement: settled where it returned the row, else lost. Empty afterwards.
      */
-    void carried(ResultSet rs, Object[] ids, Reports reports) throws SQLException {
+    public void carried(ResultSet rs, Object[] ids, Reports reports) throws SQLException {
         writeAll(written -> Settlements.readAll(rs, ids), reports);
     }
 
@@ -177,7 +220,7 @@ final class AckBatch {
     }
 
     /** Reports every ack failed without writing them: their claim ended first. */
-    void fail(Reports reports, Exception cause) {
+    public void fail(Reports reports, Exception cause) {
         deliveries.forEach(delivery -> reports.failed(delivery, Outcome.ack(), cause));
         deliveries.clear();
     }

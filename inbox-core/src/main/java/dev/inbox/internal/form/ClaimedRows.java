@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Reads a claim's result (id, attempt before the claim, payload, headers) into deliveries. */
-final class ClaimedRows {
+public final class ClaimedRows {
     private static final System.Logger LOG = System.getLogger(ClaimedRows.class.getName());
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
 
@@ -35,7 +35,7 @@ final class ClaimedRows {
      * form), in claim order: higher priority first, then id. A statement that claims many rows at once (an
      * {@code UPDATE ... RETURNING}, say) returns them in an order of its own.
      */
-    List<InFlight> read(ResultSet rs, Instant token, Claim claim) throws SQLException {
+    public List<InFlight> read(ResultSet rs, Instant token, Claim claim) throws SQLException {
         List<InFlight> rows = new ArrayList<>();
         boolean prioritised = rs.getMetaData().getColumnCount() >= 5;
         Map<InFlight, Integer> priorities = prioritised ? new HashMap<>() : null;

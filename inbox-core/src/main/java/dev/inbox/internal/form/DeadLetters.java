@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /** Moves a row into its dead-letter table, keeping payload, headers, attempt and the error text. */
-final class DeadLetters {
+public final class DeadLetters {
     /** Long enough for a message and the head of a cause; short enough for any text column. */
     static final int MAX_ERROR = 2000;
 
@@ -19,7 +19,7 @@ final class DeadLetters {
      * connection and transaction (guarded by the token in the lease form); true when both
      * statements found the row.
      */
-    static boolean move(Connection connection, Sql deadLetter, Sql drop, InFlight delivery, String error,
+    public static boolean move(Connection connection, Sql deadLetter, Sql drop, InFlight delivery, String error,
             Instant now, Dialect dialect) throws SQLException {
         int copied;
         try (PreparedStatement ps = deadLetter.prepare(connection)) {

@@ -15,19 +15,19 @@ import java.util.List;
  * one (the statements' {@code ...Rows}): the rows go as one parameter, so that a batch of rows costs one
  * round trip on a driver that sends a JDBC batch as a round trip per row.
  */
-final class ForRows {
+public final class ForRows {
     private final Sql sql;
     /** True where the statement of one row names the row's token: each row's goes with its id. */
     private final boolean tokens;
 
-    ForRows(Sql sql, boolean tokens) {
+    public ForRows(Sql sql, boolean tokens) {
         this.sql = sql;
         this.tokens = tokens;
     }
 
     /** Binds what the statement has once, whatever the rows. */
     @FunctionalInterface
-    interface Shared {
+    public interface Shared {
         void bind(Sql sql, PreparedStatement statement) throws SQLException;
     }
 
@@ -35,7 +35,7 @@ final class ForRows {
      * Runs the statement for {@code rows}, prepared where {@code statements} keeps it (null: on a
      * connection of no source's); returns how many rows it changed.
      */
-    int run(ConnectionSource statements, Connection connection, List<InFlight> rows, Dialect dialect, Shared shared)
+    public int run(ConnectionSource statements, Connection connection, List<InFlight> rows, Dialect dialect, Shared shared)
             throws SQLException {
         Object[] ids = new Object[rows.size()];
         Instant[] held = tokens ? new Instant[rows.size()] : null;
@@ -60,7 +60,7 @@ final class ForRows {
 
     /** Reads a query's result. */
     @FunctionalInterface
-    interface Reader<R> {
+    public interface Reader<R> {
         R read(ResultSet rs) throws SQLException;
     }
 
@@ -71,7 +71,6 @@ final class ForRows {
             sql.setRows(ps, "rows", ids, held, dialect);
             return run.run(ps);
         };
-        return statements == null ? ConnectionSource.preparedOnce(connection, sql, work)
-                : statements.prepared(connection, sql, work);
+        return ConnectionSource.prepared(statements, connection, sql, work);
     }
 }

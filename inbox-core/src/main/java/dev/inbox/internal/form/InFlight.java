@@ -1,6 +1,7 @@
 package dev.inbox.internal.form;
 
 import dev.inbox.Delivery;
+import dev.inbox.InboxException;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.Optional;
 /**
  * A claimed row from its claim until it settles. Its token (the lease expiry) moves as the keeper
  * extends it; extension and settlement hold the delivery's monitor, so a settlement never races
- * an extension with a stale token. Engine-internal; public for the claim forms.
+ * an extension with a stale token, and a row settles once ({@link #settleOnce}).
  */
 public final class InFlight implements Delivery {
     private final String queue;
@@ -116,14 +117,79 @@ public final class InFlight implements Delivery {
         token = next;
     }
 
-    /** True once settled or released; call while holding this delivery's monitor. */
-    public boolean settled() {
-        return settled;
+    /** Work done under the row's monitor: a settlement, or a lease extension. */
+    @FunctionalInterface
+    public interface Guarded<E extends Exception> {
+        void run() throws E;
     }
 
-    /** Marks the delivery finished; call while holding this delivery's monitor. */
-    public void markSettled() {
-        settled = true;
+    /** A settlement run under the row's monitor, and what it returns. */
+    @FunctionalInterface
+    public interface Settling<R, E extends Exception> {
+        R run() throws E;
+    }
+
+    /**
+     * Settles the row once: marks it settled and runs {@code settlement} under its monitor, so no
+     * lease extension moves its token meanwhile, and returns what it returned; {@code whenSettled},
+     * and nothing run, where the row had settled or was released (a shutdown's cut-off, say). The
+     * row stays settled when {@code settlement} fails: it then returns when its claim ends.
+     */
+    public <R, E extends Exception> R settleOnce(R whenSettled, Settling<R, E> settlement) throws E {
+        synchronized (this) {
+            if (settled) {
+                return whenSettled;
+            }
+            settled = true;
+            return settlement.run();
+        }
+    }
+
+    /**
+     * Commits the row's settlement inside its delivery's transaction, once: false, and nothing run,
+     * where the row had settled (released by shutdown). It counts as settled once {@code commit}
+     * returns or throws an {@code InboxException} (the settlement did not take: lost); any other
+     * failure leaves it unsettled, for the delivery to settle it apart.
+     */
+    public boolean commitOnce(Guarded<Exception> commit) throws Exception {
+        synchronized (this) {
+            if (settled) {
+                return false;
+            }
+            try {
+                commit.run();
+            } catch (InboxException e) {
+                settled = true;
+                throw e;
+            }
+            settled = true;
+            return true;
+        }
+    }
+
+    /** Settles the row unhandled where its claim ran out at {@code now} while it waited: true when it did. */
+    public boolean expireIfOut(Instant now) {
+        synchronized (this) {
+            if (settled || !claim.expired(this, now)) {
+                return false;
+            }
+            settled = true;
+            return true;
+        }
+    }
+
+    /** Runs {@code work} under the row's monitor unless it has settled: a lease extension. */
+    public <E extends Exception> void whileUnsettled(Guarded<E> work) throws E {
+        synchronized (this) {
+            if (!settled) {
+                work.run();
+            }
+        }
+    }
+
+    /** True once settled or released. */
+    public synchronized boolean isSettled() {
+        return settled;
     }
 
     /** What keeps the row claimed (its lease, the claim's transaction, its lock's session), which settles it. */

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Set;
 
 /** The settlement statements every claim form runs alike: which one an outcome takes, and its binding. */
-final class Settlements {
+public final class Settlements {
 
     /** Work on the connection a settlement runs on. */
     @FunctionalInterface
@@ -27,7 +27,7 @@ final class Settlements {
     private Settlements() {}
 
     /** The statement of {@code outcome}; null where the form has none (a retry without retry_after). */
-    static Sql of(Outcome outcome, Sql ack, Sql retry, Sql drop) {
+    public static Sql of(Outcome outcome, Sql ack, Sql retry, Sql drop) {
         return switch (outcome.kind()) {
             case ACK -> ack;
             case RETRY -> retry;
@@ -39,7 +39,7 @@ final class Settlements {
      * Runs {@code sql} for the delivery: its id, its token where the statement guards with one, the
      * ack's time and a retry's due time. Returns the rows it changed.
      */
-    static int run(Connection connection, Sql sql, InFlight delivery, Outcome outcome, Instant now, Dialect dialect)
+    public static int run(Connection connection, Sql sql, InFlight delivery, Outcome outcome, Instant now, Dialect dialect)
             throws SQLException {
         try (PreparedStatement ps = sql.prepare(connection)) {
             bind(ps, sql, delivery, outcome, now, dialect);

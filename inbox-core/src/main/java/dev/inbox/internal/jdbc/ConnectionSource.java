@@ -27,7 +27,7 @@ public interface ConnectionSource {
      * the engine's other writers. Only the statements, never a whole session: sessions wait on
      * handlers.
      */
-    default <R> R write(Transactions.Work<R> work) throws SQLException {
+    default <R> R write(JdbcTransaction.Work<R> work) throws SQLException {
         return work.run();
     }
 
@@ -38,6 +38,16 @@ public interface ConnectionSource {
      */
     default <R> R prepared(Connection connection, Sql sql, OnStatement<R> work) throws SQLException {
         return preparedOnce(connection, sql, work);
+    }
+
+    /**
+     * Runs {@code work} with {@code sql} prepared on {@code connection} by {@code source}, where the
+     * connection is one of a source's; with {@code source} null (a delivery transaction's
+     * connection), prepared for it alone.
+     */
+    static <R> R prepared(ConnectionSource source, Connection connection, Sql sql, OnStatement<R> work)
+            throws SQLException {
+        return source == null ? preparedOnce(connection, sql, work) : source.prepared(connection, sql, work);
     }
 
     /**

@@ -185,7 +185,7 @@ public final class Database implements ConnectionSource {
 
     /** {@inheritDoc} Through the process's {@link WriteGate} where the database takes one writer at a time. */
     @Override
-    public <R> R write(Transactions.Work<R> work) throws SQLException {
+    public <R> R write(JdbcTransaction.Work<R> work) throws SQLException {
         return writeGate == null ? work.run() : writeGate.run(work);
     }
 

@@ -20,9 +20,9 @@ public final class JdbcDeliveryTransactions implements DeliveryTransactions {
     @Override
     public Open begin(InboxSpec table) throws SQLException {
         Connection connection = connections.open();
-        OpenTransaction transaction;
+        JdbcTransaction transaction;
         try {
-            transaction = OpenTransaction.begin(connection, dialect, table, true);
+            transaction = JdbcTransaction.begin(connection, dialect, table, true);
         } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;

@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A statement is prepared on the physical connection, where the pool does not track it: the
  * pool would close a statement of its proxy when the connection goes back. The pool does not see
  * these statements run either, so it would not roll back a transaction they left open: the
- * engine ends its own ({@code Transactions.run}, {@code OpenTransaction}). A physical connection
+ * engine ends its own ({@code JdbcTransaction.run}, {@code JdbcTransaction}). A physical connection
  * serves one borrower at a time, and a statement is taken out while in use, so a second use of the
  * same statement at once prepares one of its own. Connections the pool closed are forgotten when
  * another connection comes in.

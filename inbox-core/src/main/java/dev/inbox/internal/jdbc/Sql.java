@@ -112,4 +112,18 @@ public final class Sql {
     public String toString() {
         return name + ": " + text;
     }
+
+    /**
+     * Moves {@code ps}, a chain of statements sent together ({@code claimCarryingAcks},
+     * {@code acksCommitAndClaim}), past the update counts of what commits or begins between two
+     * of its results, to the next result set; {@code what} names that result for the error where
+     * none comes.
+     */
+    public static void toNextResultSet(PreparedStatement ps, String what) throws SQLException {
+        while (!ps.getMoreResults()) {
+            if (ps.getUpdateCount() == -1) {
+                throw new SQLException(what + " returned no result");
+            }
+        }
+    }
 }

@@ -57,7 +57,7 @@ public final class WriteGate {
     }
 
     /** Runs {@code work} once it is this writer's turn, or after the wait SQLite itself would make. */
-    public <R> R run(Transactions.Work<R> work) throws SQLException {
+    public <R> R run(JdbcTransaction.Work<R> work) throws SQLException {
         try (Turn turn = take()) {
             return work.run();
         }

@@ -13,7 +13,6 @@ import dev.inbox.internal.jdbc.WriteGate;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -163,7 +162,7 @@ public final class Deliverer<T> {
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
             failure = e;
         }
-        engine.listener().handled(queue, deliveries.size(), Duration.ofNanos(System.nanoTime() - started), failure);
+        engine.listener().handled(queue, deliveries.size(), Elapsed.since(started), failure);
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
         List<Outcome> settled = new ArrayList<>(deliveries.size());
@@ -204,7 +203,7 @@ public final class Deliverer<T> {
             // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
             result = new Result(Outcome.retry(), e);
         }
-        engine.listener().handled(queue, 1, Duration.ofNanos(System.nanoTime() - started), result.failure());
+        engine.listener().handled(queue, 1, Elapsed.since(started), result.failure());
         return result;
     }
 
@@ -265,7 +264,7 @@ public final class Deliverer<T> {
         boolean committed = false;
         boolean logged = false;
         Result result = null;
-        DeliveryTransaction current = DeliveryTransaction.open(engine.database(), tx.connection(),
+        CurrentDelivery current = CurrentDelivery.open(engine.database(), tx.connection(),
                 tx.locksDatabase(), engine.wakes());
         try {
             delivery.transaction(tx.connection(), tx.locksDatabase());
@@ -291,7 +290,7 @@ public final class Deliverer<T> {
             tx.close();
             current.close(committed);
         }
-        if (result != null && !committed && !isSettled(delivery)) {
+        if (result != null && !committed && !delivery.isSettled()) {
             // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
             finish(delivery, logged ? decide(delivery, result) : afterAttempt(delivery, result));
         }
@@ -307,30 +306,21 @@ public final class Deliverer<T> {
 
     /** Settles the ack inside the delivery's transaction and commits both; false when it did not commit. */
     private boolean ackAndCommit(HandlerTransaction tx, InFlight delivery) throws Exception {
-        synchronized (delivery) {
-            if (delivery.settled()) {
-                tx.rollback(); // cut off and released by shutdown
-                return false;
-            }
-            try {
-                tx.commitAck(engine.clock().instant());
-            } catch (InboxException e) {
-                rollbackQuietly(tx, e);
-                delivery.markSettled();
-                LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
-                reports.unsettled(delivery, Outcome.ack(), e);
-                return false;
-            }
-            delivery.markSettled();
-            reports.settled(delivery, Outcome.ack());
-            return true;
+        boolean committed;
+        try {
+            committed = delivery.commitOnce(() -> tx.commitAck(engine.clock().instant()));
+        } catch (InboxException e) {
+            rollbackQuietly(tx, e);
+            LOG.log(Level.WARNING, "{0}; the handler''s writes were rolled back", e.getMessage());
+            reports.unsettled(delivery, Outcome.ack(), e);
+            return false;
         }
-    }
-
-    private static boolean isSettled(InFlight delivery) {
-        synchronized (delivery) {
-            return delivery.settled();
+        if (!committed) {
+            tx.rollback(); // cut off and released by shutdown
+            return false;
         }
+        reports.settled(delivery, Outcome.ack());
+        return true;
     }
 
     /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
@@ -344,13 +334,11 @@ public final class Deliverer<T> {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
             settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at));
         } else if (outcome.kind() == Outcome.Kind.ACK) {
-            synchronized (delivery) {
-                if (delivery.settled()) {
-                    return; // released by shutdown after a cut-off
-                }
-                delivery.markSettled(); // from here on the keeper leaves its token alone
+            // Settled from here on, so the keeper leaves its token alone; a row released by shutdown after
+            // a cut-off is not acked.
+            if (delivery.settleOnce(false, () -> true)) {
+                delivery.claim().ack(delivery, now);
             }
-            delivery.claim().ack(delivery, now);
         } else {
             settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at));
         }
@@ -366,11 +354,7 @@ public final class Deliverer<T> {
         // The writers' turn (where the database takes one writer at a time) before the row's monitor,
         // as a transactional delivery holds its turn and then takes its row's monitor to settle.
         try (WriteGate.Turn turn = engine.database().writeTurn()) {
-            synchronized (delivery) {
-                if (delivery.settled()) {
-                    return; // released by shutdown after a cut-off
-                }
-                delivery.markSettled();
+            delivery.settleOnce(null, () -> {
                 try {
                     settlement.run(now);
                     reports.settled(delivery, outcome);
@@ -383,7 +367,8 @@ public final class Deliverer<T> {
                 } catch (SQLException | RuntimeException e) {
                     reports.failed(delivery, outcome, e);
                 }
-            }
+                return null;
+            });
         }
     }
 
@@ -394,11 +379,7 @@ public final class Deliverer<T> {
      */
     boolean release(InFlight delivery, boolean started) {
         try (WriteGate.Turn turn = engine.database().writeTurn()) { // the turn before the monitor, as above
-            synchronized (delivery) {
-                if (delivery.settled()) {
-                    return false;
-                }
-                delivery.markSettled();
+            return delivery.settleOnce(false, () -> {
                 try {
                     return delivery.claim().release(delivery, started);
                 } catch (SQLException | RuntimeException e) {
@@ -407,7 +388,7 @@ public final class Deliverer<T> {
                             Redaction.redact(e.getMessage()));
                     return false;
                 }
-            }
+            });
         }
     }
 }

@@ -51,7 +51,7 @@ public final class Wakes {
      * tell when it commits, and the subscription finds the rows when it next polls.
      */
     public void written(String queue, Connection connection) throws SQLException {
-        DeliveryTransaction delivery = DeliveryTransaction.current();
+        CurrentDelivery delivery = CurrentDelivery.current();
         if (delivery != null && delivery.connection() == connection) {
             delivery.published(queue);
         } else if (connection.getAutoCommit()) {

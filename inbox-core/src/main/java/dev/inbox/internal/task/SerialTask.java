@@ -46,6 +46,24 @@ public final class SerialTask {
     }
 
     /**
+     * Runs the step soon for the first time: as {@link #signal()}, but where the threads refuse the
+     * task it throws what they threw, and the task stays idle.
+     */
+    public void start() {
+        if (!state.compareAndSet(IDLE, RUNNING)) {
+            return;
+        }
+        queuedAt = System.nanoTime();
+        try {
+            threads.run(name, this::runSteps);
+        } catch (RuntimeException e) {
+            queuedAt = 0;
+            state.set(IDLE);
+            throw e;
+        }
+    }
+
+    /**
      * Runs the step on the calling thread when no run is in progress or due, else as
      * {@link #signal()}: for a caller that is itself one of the engine's tasks, so the step starts
      * without waiting for a thread.

@@ -1,10 +1,13 @@
-package dev.inbox.internal.form;
+package dev.inbox.internal.form.lease;
 
+import dev.inbox.ShutdownReport;
+import dev.inbox.internal.form.InFlight;
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.Redaction;
 import dev.inbox.internal.task.FailureLog;
 import dev.inbox.internal.task.OutageBackoff;
 import dev.inbox.internal.task.SerialTask;
+import dev.inbox.internal.task.Service;
 import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.Threads;
 import java.lang.System.Logger.Level;
@@ -22,7 +25,7 @@ import java.util.Collection;
  * lease. Each pass is a short task the timer signals. It stops at shutdown; a lease then runs out
  * under its handler.
  */
-final class LeaseKeeper {
+final class LeaseKeeper implements Service {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
 
     /** Moves one delivery's lease on; false when the row is no longer held. */
@@ -33,6 +36,7 @@ final class LeaseKeeper {
 
     private final String queue;
     private final String table;
+    private final String name;
     private final Extension extension;
     private final ConnectionSource connections;
     private final Clock clock;
@@ -45,14 +49,17 @@ final class LeaseKeeper {
     private volatile long dueAt;
     /** When the pass running started; 0 when none runs. */
     private volatile long passStarted;
+    private final Collection<InFlight> inWork;
     private Threads threads;
     private SerialTask pass;
-    private Collection<InFlight> inWork;
 
-    LeaseKeeper(String queue, String table, Extension extension, ConnectionSource connections, Clock clock,
-            BrokerListener listener, Duration lease) {
+    /** Keeps the leases of {@code inWork} each half lease, as task {@code name}, once started. */
+    LeaseKeeper(String queue, String table, String name, Extension extension, ConnectionSource connections,
+            Clock clock, BrokerListener listener, Duration lease, Collection<InFlight> inWork) {
         this.queue = queue;
         this.table = table;
+        this.name = name;
+        this.inWork = inWork;
         this.extension = extension;
         this.connections = connections;
         this.clock = clock;
@@ -61,11 +68,11 @@ final class LeaseKeeper {
         this.failures = new FailureLog(LOG, "queue " + queue + ": extending leases on table " + table);
     }
 
-    /** Extends the leases of {@code inWork} each half lease from now on, on {@code threads}. */
-    void start(Threads threads, String name, Collection<InFlight> inWork) {
-        this.threads = threads;
-        this.inWork = inWork;
-        this.pass = new SerialTask(threads, name, this::pass);
+    /** Extends the leases in work each half lease from now on, on {@code threads}. */
+    @Override
+    public void start(Threads pool) {
+        this.threads = pool;
+        this.pass = new SerialTask(pool, name, this::pass);
         scheduleIn(interval);
     }
 
@@ -99,11 +106,16 @@ final class LeaseKeeper {
     }
 
     /**
-     * The keeper as liveness sees it at {@code now}: a pass running, waiting for a thread, or due
-     * for more than {@code limitNanos} (the leases it should extend run out meanwhile); null when
-     * it keeps time.
+     * Not ready while its passes fail; not live while a pass runs, waits for a thread, or is due for
+     * more than {@code limitNanos} (the leases it should extend run out meanwhile).
      */
-    String stuck(long now, long limitNanos) {
+    @Override
+    public Health health(long now, long limitNanos) {
+        FailureLog.Outage outage = failures.outage();
+        return new Health(outage == null ? null : outage.toString(), stuck(now, limitNanos));
+    }
+
+    private String stuck(long now, long limitNanos) {
         if (stopping || pass == null) {
             return null;
         }
@@ -121,13 +133,11 @@ final class LeaseKeeper {
         return null;
     }
 
-    /** The run of failed passes in progress; null when the last pass succeeded. */
-    FailureLog.Outage outage() {
-        return failures.outage();
-    }
-
-    void stop() {
+    /** Stops extending once the claims have stopped: a lease then runs out under its handler. */
+    @Override
+    public ShutdownReport stop(long deadline) {
         stopping = true;
+        return ShutdownReport.NONE;
     }
 
     /** Extends every lease in work; false when the database could not be reached. */
@@ -138,17 +148,17 @@ final class LeaseKeeper {
             // waiting for the database's lock while holding the monitor left that delivery waiting for it.
             connections.use(connection -> {
                 for (InFlight delivery : inWork) {
-                    synchronized (delivery) {
-                        // A delivery whose transaction locks the whole database needs no lease: no one can claim.
-                        if (delivery.settled() || delivery.locksDatabase() || stopping) {
-                            continue;
-                        }
+                    // A delivery whose transaction locks the whole database needs no lease: no one can claim.
+                    if (delivery.locksDatabase() || stopping) {
+                        continue;
+                    }
+                    delivery.whileUnsettled(() -> {
                         if (!extension.extend(connection, delivery, clock.instant())) {
                             LOG.log(Level.WARNING, "queue {0}: the lease of row {1} of table {2} was lost before"
                                     + " the keeper could extend it; its settlement will fail with LEASE_LOST", queue,
                                     String.valueOf(delivery.id()), table);
                         }
-                    }
+                    });
                 }
                 return null;
             });

@@ -6,12 +6,12 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * The transaction of the transactional delivery running on this thread. A publish to the same
- * database joins it (transactional enqueue) and wakes its queue once it commits; a publish that
+ * The transactional delivery running on this thread. A publish to the same database joins its
+ * transaction (transactional enqueue) and wakes its queue once it commits; a publish that
  * would wait for the database's write lock it holds (SQLite) fails with {@code WRITE_LOCK_HELD}.
  */
-public final class DeliveryTransaction {
-    private static final ThreadLocal<DeliveryTransaction> CURRENT = new ThreadLocal<>();
+public final class CurrentDelivery {
+    private static final ThreadLocal<CurrentDelivery> CURRENT = new ThreadLocal<>();
 
     private final Database database;
     private final Connection connection;
@@ -19,21 +19,21 @@ public final class DeliveryTransaction {
     private final Wakes wakes;
     private final Set<String> published = new LinkedHashSet<>();
 
-    private DeliveryTransaction(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
+    private CurrentDelivery(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
         this.database = database;
         this.connection = connection;
         this.locksDatabase = locksDatabase;
         this.wakes = wakes;
     }
 
-    static DeliveryTransaction open(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
-        DeliveryTransaction tx = new DeliveryTransaction(database, connection, locksDatabase, wakes);
+    static CurrentDelivery open(Database database, Connection connection, boolean locksDatabase, Wakes wakes) {
+        CurrentDelivery tx = new CurrentDelivery(database, connection, locksDatabase, wakes);
         CURRENT.set(tx);
         return tx;
     }
 
     /** The transaction on this thread, or null. */
-    public static DeliveryTransaction current() {
+    public static CurrentDelivery current() {
         return CURRENT.get();
     }
 

@@ -1,4 +1,4 @@
-package dev.inbox.internal.form;
+package dev.inbox.internal.form.advisory;
 
 import dev.inbox.internal.jdbc.ConnectionSource;
 import dev.inbox.internal.jdbc.Sql;

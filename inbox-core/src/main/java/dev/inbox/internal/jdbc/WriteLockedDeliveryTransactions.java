@@ -5,6 +5,7 @@ import dev.inbox.SqliteMode;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
@@ -25,13 +26,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * often, and a publish behind deliveries that followed each other at once failed after the busy
  * timeout.
  */
-public final class WriteLockFirst implements DeliveryTransactions {
+public final class WriteLockedDeliveryTransactions implements DeliveryTransactions {
     private final DeliveryTransactions transactions;
     private final Database database;
     /** The statement that takes the lock, by table. */
     private final Map<String, String> statements = new ConcurrentHashMap<>();
 
-    public WriteLockFirst(DeliveryTransactions transactions, Database database) {
+    public WriteLockedDeliveryTransactions(DeliveryTransactions transactions, Database database) {
         this.transactions = transactions;
         this.database = database;
     }
@@ -52,21 +53,7 @@ public final class WriteLockFirst implements DeliveryTransactions {
         if (!open.locksDatabase()) {
             takeLock(open, table, turn);
         }
-        return new ForwardingOpen(open) {
-            @Override
-            public boolean locksDatabase() {
-                return true;
-            }
-
-            @Override
-            public void close() {
-                try {
-                    super.close();
-                } finally {
-                    turn.close();
-                }
-            }
-        };
+        return new HoldingTurn(open, turn);
     }
 
     /** Takes the write lock with a statement that changes nothing; on a failure ends all. */
@@ -100,5 +87,37 @@ public final class WriteLockFirst implements DeliveryTransactions {
     @Override
     public boolean boundToThread() {
         return transactions.boundToThread();
+    }
+
+    /** A delivery transaction that holds the database's write lock and its turn at the gate until it ends. */
+    private record HoldingTurn(Open open, WriteGate.Turn turn) implements Open {
+        @Override
+        public Connection connection() {
+            return open.connection();
+        }
+
+        @Override
+        public void commit() throws Exception {
+            open.commit();
+        }
+
+        @Override
+        public void rollback() throws Exception {
+            open.rollback();
+        }
+
+        @Override
+        public boolean locksDatabase() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            try {
+                open.close();
+            } finally {
+                turn.close();
+            }
+        }
     }
 }

@@ -1,0 +1,127 @@
+package dev.inbox.internal.form.lease;
+
+import dev.inbox.InboxException;
+import dev.inbox.Outcome;
+import dev.inbox.internal.form.AckCarry;
+import dev.inbox.internal.form.Claim;
+import dev.inbox.internal.form.DeadLetters;
+import dev.inbox.internal.form.FormContext;
+import dev.inbox.internal.form.HandlerTransaction;
+import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.form.Settlements;
+import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.spi.DeliveryTransactions;
+import dev.inbox.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The claim of every lease delivery: the row holds its lease, and the process nothing. The expiry
+ * is the delivery's ownership token; each settlement and extension takes effect only while the row
+ * still holds it, else it is lost to the claim that took the row since.
+ */
+final class Leased implements Claim {
+    private final FormContext context;
+    private final Dialect dialect;
+    private final LeaseSql sql;
+    private final Duration lease;
+    /** Null in a transactional subscription, whose acks commit with their delivery's transaction. */
+    private final AckCarry acks;
+
+    Leased(FormContext context, LeaseSql sql, Duration lease, AckCarry acks) {
+        this.context = context;
+        this.dialect = context.dialect();
+        this.sql = sql;
+        this.lease = lease;
+        this.acks = acks;
+    }
+
+    @Override
+    public void ack(InFlight delivery, Instant now) {
+        acks.add(delivery, now);
+    }
+
+    @Override
+    public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+        context.connections().use(connection -> {
+            settle(connection, delivery, outcome, now);
+            return null;
+        });
+    }
+
+    @Override
+    public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
+        context.connections().use(connection -> JdbcTransaction.run(connection, -1, () -> {
+            if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) {
+                throw lost(delivery, "move to the dead-letter table");
+            }
+            return null;
+        }));
+    }
+
+    @Override
+    public boolean release(InFlight delivery, boolean started) throws SQLException {
+        Sql back = started || sql.release() == null ? sql.retry() : sql.release();
+        return context.connections().use(connection -> {
+            try (PreparedStatement ps = back.prepare(connection)) {
+                back.set(ps, "id", delivery.id());
+                back.setTime(ps, "token", delivery.token(), dialect);
+                back.setTime(ps, "due", null, dialect);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws Exception {
+        return HandlerTransaction.apart(transactions.begin(context.spec()),
+                (connection, now) -> settle(connection, delivery, Outcome.ack(), now), () -> { });
+    }
+
+    @Override
+    public boolean expired(InFlight delivery, Instant now) {
+        return !now.isBefore(delivery.token());
+    }
+
+    /** Moves the delivery's lease on at {@code now}; false when the row is no longer held. */
+    boolean extend(Connection connection, InFlight delivery, Instant now) throws SQLException {
+        Instant next = dialect.deadline(now, lease);
+        if (next.equals(delivery.token())) {
+            return true;
+        }
+        Sql extend = sql.extend();
+        try (PreparedStatement ps = extend.prepare(connection)) {
+            extend.setTime(ps, "expiry", next, dialect);
+            extend.set(ps, "id", delivery.id());
+            extend.setTime(ps, "token", delivery.token(), dialect);
+            if (ps.executeUpdate() == 1) {
+                delivery.token(next);
+                return true;
+            }
+            return false;
+        }
+    }
+
+    private void settle(Connection connection, InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+        if (Settlements.run(connection, Settlements.of(outcome, sql.ack(), sql.retry(), sql.drop()), delivery, outcome,
+                now, dialect) != 1) {
+            throw lost(delivery, outcome.toString());
+        }
+    }
+
+    private InboxException lost(InFlight delivery, String what) {
+        return lost(context, delivery, what);
+    }
+
+    /** {@code LEASE_LOST}: the row was claimed again after its lease ran out, so {@code what} did not take effect. */
+    static InboxException lost(FormContext context, InFlight delivery, String what) {
+        return new InboxException(InboxException.Kind.LEASE_LOST, "queue " + context.queue() + ": row "
+                + delivery.id() + " of table " + context.table() + " was claimed again after its lease ran"
+                + " out, so its " + what + " did not take effect; keep handlers within the lease or let the keeper"
+                + " reach the database");
+    }
+}
