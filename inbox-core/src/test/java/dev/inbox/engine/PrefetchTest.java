@@ -92,14 +92,14 @@ class PrefetchTest {
     }
 
     static Stream<FormCase> formsHoldingTheirClaims() {
-        return FormCase.all().filter(c -> !loneWorkerClaimsWhenDry(c));
+        return FormCase.all().filter(c -> !dispatchedToALoneWorker(c));
     }
 
     static Stream<FormCase> formsWhoseLoneWorkerClaimsWhenDry() {
-        return FormCase.all().filter(PrefetchTest::loneWorkerClaimsWhenDry);
+        return FormCase.all().filter(PrefetchTest::dispatchedToALoneWorker);
     }
 
-    private static boolean loneWorkerClaimsWhenDry(FormCase c) {
+    private static boolean dispatchedToALoneWorker(FormCase c) {
         return c.form() == ClaimForm.LEASE || c.form() == ClaimForm.ADVISORY && c.db() == TestDatabase.SQLITE
                 || c.form() == ClaimForm.ROW_LOCK && c.db() == TestDatabase.POSTGRES;
     }
