@@ -255,4 +255,9 @@ public abstract class Carry<L> implements Service {
             writer.signal();
         }
     }
+
+    @Override
+    public String toString() {
+        return name;
+    }
 }

@@ -51,4 +51,9 @@ final class Sessions implements Service {
         }
         return new ShutdownReport(0, released, 0, closed.get());
     }
+
+    @Override
+    public String toString() {
+        return "the advisory lock sessions";
+    }
 }
