@@ -93,11 +93,17 @@ class DatabaseRestartTest {
             run("pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main restart");
         } else {
             run("mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown");
-            // start-stop-daemon would take a server still shutting down for a running one.
-            run("for i in $(seq 1 600); do pgrep -x mariadbd >/dev/null || exit 0; sleep 0.1; done; exit 1");
-            run("start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd");
-            run("for i in $(seq 1 300); do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1"
-                    + " && exit 0; sleep 0.1; done; exit 1");
+            try {
+                // start-stop-daemon would take a server still shutting down for a running one. --exec
+                // matches the machine's server alone, not a mariadbd another test runs from elsewhere.
+                run("for i in $(seq 1 600); do start-stop-daemon --status --exec /usr/sbin/mariadbd || exit 0;"
+                        + " sleep 0.1; done; exit 1");
+            } finally {
+                // Started again whatever happened, so that the tests after this one find it.
+                run("start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd");
+                run("for i in $(seq 1 300); do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1"
+                        + " && exit 0; sleep 0.1; done; exit 1");
+            }
         }
     }
 
