@@ -1,0 +1,62 @@
+package dev.inbox.testdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where nothing answers at a test URL's port, TestServers starts an embedded server there that
+ * serves the URL as written; a URL whose port answers is left alone. (Free ports, so this runs
+ * beside the machine's own servers.)
+ */
+class TestServersTest {
+
+    @Test
+    void aPostgresUrlWithNothingBehindItGetsAnEmbeddedServerThatStopsAndStartsAgain() throws Exception {
+        String url = "jdbc:postgresql://127.0.0.1:" + freePort() + "/embedded_test?user=postgres";
+        assertThat(TestServers.orEmbedded(url)).isEqualTo(url);
+        assertThat(TestServers.embedded(TestServers.Kind.POSTGRES)).isTrue();
+        assertThat(version(url)).startsWith("PostgreSQL");
+        TestServers.stop(TestServers.Kind.POSTGRES);
+        TestServers.start(TestServers.Kind.POSTGRES);
+        assertThat(version(url)).startsWith("PostgreSQL");
+    }
+
+    @Test
+    void aMariaDbUrlWithNothingBehindItGetsAnEmbeddedServerBothDriversReach() throws Exception {
+        int port = freePort();
+        String url = "jdbc:mariadb://127.0.0.1:" + port + "/embedded_test?user=root";
+        TestServers.orEmbedded(url);
+        assertThat(version(url)).contains("MariaDB");
+        assertThat(version("jdbc:mysql://127.0.0.1:" + port + "/embedded_test?user=root&sslMode=DISABLED")).contains("MariaDB");
+    }
+
+    @Test
+    void aUrlOfAnotherHostOrOfAPortThatAnswersIsLeftAlone() throws Exception {
+        try (ServerSocket listening = new ServerSocket(0)) {
+            String answering = "jdbc:postgresql://127.0.0.1:" + listening.getLocalPort() + "/x?user=postgres";
+            assertThat(TestServers.orEmbedded(answering)).isEqualTo(answering);
+        }
+        assertThat(TestServers.orEmbedded("jdbc:sqlite:/tmp/x.db")).isEqualTo("jdbc:sqlite:/tmp/x.db");
+        assertThat(TestServers.orEmbedded("jdbc:postgresql://db.example:5432/x")).isEqualTo("jdbc:postgresql://db.example:5432/x");
+    }
+
+    private static String version(String url) throws Exception {
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT version()")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
