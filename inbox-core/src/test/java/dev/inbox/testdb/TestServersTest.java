@@ -18,22 +18,29 @@ class TestServersTest {
 
     @Test
     void aPostgresUrlWithNothingBehindItGetsAnEmbeddedServerThatStopsAndStartsAgain() throws Exception {
-        String url = "jdbc:postgresql://127.0.0.1:" + freePort() + "/embedded_test?user=postgres";
+        int port = freePort();
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/embedded_test?user=postgres";
         assertThat(TestServers.orEmbedded(url)).isEqualTo(url);
-        assertThat(TestServers.embedded(TestServers.Kind.POSTGRES)).isTrue();
+        assertThat(TestServers.embedded(port)).isTrue();
         assertThat(version(url)).startsWith("PostgreSQL");
-        TestServers.stop(TestServers.Kind.POSTGRES);
-        TestServers.start(TestServers.Kind.POSTGRES);
+        TestServers.stop(port);
+        assertThat(TestServers.answers(port)).isFalse();
+        TestServers.start(port);
         assertThat(version(url)).startsWith("PostgreSQL");
     }
 
     @Test
-    void aMariaDbUrlWithNothingBehindItGetsAnEmbeddedServerBothDriversReach() throws Exception {
+    void aMariaDbUrlWithNothingBehindItGetsAnEmbeddedServerBothDriversReachWithItsGrantTables() throws Exception {
         int port = freePort();
         String url = "jdbc:mariadb://127.0.0.1:" + port + "/embedded_test?user=root";
         TestServers.orEmbedded(url);
         assertThat(version(url)).contains("MariaDB");
         assertThat(version("jdbc:mysql://127.0.0.1:" + port + "/embedded_test?user=root&sslMode=DISABLED")).contains("MariaDB");
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("CREATE USER IF NOT EXISTS 'embedded_user'@'%'");   // as the engine tests do
+            s.execute("GRANT ALL ON *.* TO 'embedded_user'@'%'");
+        }
+        assertThat(version("jdbc:mariadb://127.0.0.1:" + port + "/embedded_test?user=embedded_user")).contains("MariaDB");
     }
 
     @Test

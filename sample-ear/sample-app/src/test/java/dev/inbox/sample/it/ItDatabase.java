@@ -143,22 +143,19 @@ final class ItDatabase {
                         + " sleep 0.1; done; exit 1");
     }
 
-    private void control(java.util.function.Consumer<TestServers.Kind> embedded, String postgres, String mariadb)
+    private void control(java.util.function.IntConsumer embedded, String postgres, String mariadb)
             throws IOException, InterruptedException {
-        TestServers.Kind kind = kind();
-        if (TestServers.embedded(kind)) {
-            embedded.accept(kind);
-        } else {
-            shell(kind == TestServers.Kind.POSTGRES ? postgres : mariadb);
-        }
-    }
-
-    private TestServers.Kind kind() {
-        return switch (name) {
-            case "postgres" -> TestServers.Kind.POSTGRES;
-            case "mariadb" -> TestServers.Kind.MARIADB;
+        boolean isPostgres = switch (name) {
+            case "postgres" -> true;
+            case "mariadb" -> false;
             default -> throw new IllegalStateException("SQLite has no server to stop");
         };
+        int port = isPostgres ? 5432 : 3306;
+        if (TestServers.embedded(port)) {
+            embedded.accept(port);
+        } else {
+            shell(isPostgres ? postgres : mariadb);
+        }
     }
 
     private static void shell(String command) throws IOException, InterruptedException {
