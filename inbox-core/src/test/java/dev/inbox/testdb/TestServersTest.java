@@ -7,6 +7,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,12 +18,23 @@ import org.junit.jupiter.api.Test;
  * beside the machine's own servers.)
  */
 class TestServersTest {
+    private static final List<Integer> STARTED = new ArrayList<>();
+
+    /**
+     * Its servers end with the class, not with the JVM: a later test that restarts the machine's
+     * MariaDB waits until no mariadbd process runs (DatabaseRestartTest's pgrep).
+     */
+    @AfterAll
+    static void stopTheServersStartedHere() {
+        STARTED.forEach(TestServers::stop);
+    }
 
     @Test
     void aPostgresUrlWithNothingBehindItGetsAnEmbeddedServerThatStopsAndStartsAgain() throws Exception {
         int port = freePort();
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/embedded_test?user=postgres";
         assertThat(TestServers.orEmbedded(url)).isEqualTo(url);
+        STARTED.add(port);
         assertThat(TestServers.embedded(port)).isTrue();
         assertThat(version(url)).startsWith("PostgreSQL");
         TestServers.stop(port);
@@ -34,6 +48,7 @@ class TestServersTest {
         int port = freePort();
         String url = "jdbc:mariadb://127.0.0.1:" + port + "/embedded_test?user=root";
         TestServers.orEmbedded(url);
+        STARTED.add(port);
         assertThat(version(url)).contains("MariaDB");
         assertThat(version("jdbc:mysql://127.0.0.1:" + port + "/embedded_test?user=root&sslMode=DISABLED")).contains("MariaDB");
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
