@@ -138,6 +138,11 @@ public final class SubscriptionOption<T> {
         return defaultValue;
     }
 
+    /** The default as the documentation states it ({@code 30s}, {@code none}, {@code workers, at most `batch-size`}). */
+    public String defaultText() {
+        return defaultText;
+    }
+
     /**
      * True for an option that is also a broker setting: the broker's value (its builder, the
      * MicroProfile Config key {@code inbox.<name>}, the resource adapter's property) applies to

@@ -2,21 +2,13 @@ package dev.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** README's table of subscription options is the one {@link SubscriptionOption} generates, defaults included. */
+/**
+ * The table of subscription options {@link SubscriptionOption} generates, defaults included (the
+ * documentation's configuration reference is generated from the same declarations).
+ */
 class ReadmeOptionsTest {
-
-    @Test
-    void readmeShowsTheTableTheDeclarationsGenerate() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md")).replace("\r\n", "\n");
-        String table = SubscriptionOption.readmeTable();
-        assertThat(readme).as("README.md's option table; replace it with SubscriptionOption.readmeTable():%n%s", table)
-                .contains(table);
-    }
 
     @Test
     void theTableHasARowPerOptionWithItsDefault() {

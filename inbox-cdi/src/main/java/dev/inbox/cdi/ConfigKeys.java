@@ -50,7 +50,8 @@ final class ConfigKeys {
         return warnings;
     }
 
-    private static Set<String> known(Collection<String> queues, Collection<String> recurring) {
+    /** Every key the extension reads for these queues and recurring jobs. */
+    static Set<String> known(Collection<String> queues, Collection<String> recurring) {
         Set<String> known = new LinkedHashSet<>();
         known.add(DATA_SOURCE);
         known.add(DRAIN_TIMEOUT);

@@ -6,7 +6,9 @@ import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
 import dev.inbox.spi.BrokerListener;
+import dev.inbox.testdb.TestServers;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -87,8 +89,17 @@ class DatabaseRestartTest {
         assertThat(failures.get()).as("the outage was seen and survived").isPositive();
     }
 
-    /** Restarts the local server as DEVELOPERS.md starts it, and waits until it answers again. */
+    /**
+     * Restarts the local server as DEVELOPERS.md starts it, and waits until it answers again; an
+     * embedded server this test run started (no server on the machine) is restarted in place.
+     */
     static void restart(TestDatabase db) throws IOException, InterruptedException {
+        int port = URI.create(db.url().substring("jdbc:".length())).getPort();
+        if (TestServers.embedded(port)) {
+            TestServers.stop(port);
+            TestServers.start(port);
+            return;
+        }
         if (db == TestDatabase.POSTGRES) {
             run("pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main restart");
         } else {

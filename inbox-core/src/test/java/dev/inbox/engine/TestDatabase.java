@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * The real databases the tests run on. Server addresses come from {@code INBOX_TEST_POSTGRES_URL},
  * {@code INBOX_TEST_MARIADB_URL} and {@code INBOX_TEST_CONNECTORJ_URL} (system properties
- * {@code inbox.test.*.url} or the environment), falling back to the local servers; SQLite is a file
+ * {@code inbox.test.*.url} or the environment), falling back to the local servers (embedded ones
+ * where nothing answers there: {@link dev.inbox.testdb.TestServers}); SQLite is a file
  * in a temporary folder. A server that cannot be reached fails its tests: nothing is skipped. A
  * real MySQL is the exception: {@code INBOX_TEST_MYSQL_URL}, else one Testcontainers starts where a
  * Docker engine runs, else its cases are skipped, saying why.
@@ -65,7 +66,7 @@ enum TestDatabase {
         if (url != null && !url.isBlank()) {
             return url;
         }
-        return this == MYSQL ? MySqlContainer.url() : fallback;
+        return this == MYSQL ? MySqlContainer.url() : dev.inbox.testdb.TestServers.orEmbedded(fallback);
     }
 
     /** True for the databases of the MySQL family (MariaDB, and MySQL through either driver): their DDL. */

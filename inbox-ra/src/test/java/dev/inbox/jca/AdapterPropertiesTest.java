@@ -22,7 +22,7 @@ class AdapterPropertiesTest {
         var factory = DocumentBuilderFactory.newInstance();
         factory.setNamespaceAware(true);
         var document = factory.newDocumentBuilder()
-                .parse(Path.of("..", "inbox-rar", "src", "main", "rar", "META-INF", "ra.xml").toFile());
+                .parse(Path.of("..", "inbox-rar", "src", "main", "ra", "ra.xml").toFile());
         NodeList properties = document.getElementsByTagNameNS("*", "config-property");
         Map<String, Element> byName = new LinkedHashMap<>();
         for (int i = 0; i < properties.getLength(); i++) {
@@ -88,7 +88,7 @@ class AdapterPropertiesTest {
         var factory = DocumentBuilderFactory.newInstance();
         factory.setNamespaceAware(true);
         var document = factory.newDocumentBuilder()
-                .parse(Path.of("..", "inbox-rar", "src", "main", "rar", "META-INF", "ra.xml").toFile());
+                .parse(Path.of("..", "inbox-rar", "src", "main", "ra", "ra.xml").toFile());
         assertThat(document.getElementsByTagNameNS("*", "messagelistener-type").item(0).getTextContent().trim())
                 .isEqualTo(dev.inbox.InboxListener.class.getName());
         assertThat(document.getElementsByTagNameNS("*", "activationspec-class").item(0).getTextContent().trim())

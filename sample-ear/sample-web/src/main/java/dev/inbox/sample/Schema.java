@@ -1,5 +1,6 @@
 package dev.inbox.sample;
 
+import dev.inbox.schema.InboxSchema;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -11,6 +12,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import javax.sql.DataSource;
 
@@ -29,34 +32,34 @@ public class Schema {
     void create(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) @Initialized(ApplicationScoped.class)
             Object started) throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement s = connection.createStatement()) {
-            Types t = Types.of(connection.getMetaData().getDatabaseProductName());
-            for (String queue : new String[] {"thumbnail_jobs", "report_jobs", "refund_jobs", "ledger_jobs"}) {
-                s.execute("CREATE TABLE IF NOT EXISTS " + queue + " (id " + t.id + ", attempt SMALLINT NOT NULL DEFAULT 1,"
-                        + " locked_until " + t.time + ", payload " + t.blob + " NOT NULL)");
+            // Inbox's own tables, as InboxSchema writes them for this database.
+            InboxSchema inbox = InboxSchema.of(connection).ifNotExists();
+            List<String> ddl = new ArrayList<>();
+            for (Class<?> queue : List.of(MakeThumbnail.class, RenderReport.class, IssueRefund.class, LedgerJob.class,
+                    SendReceipt.class)) {
+                ddl.addAll(inbox.queue(queue));
+            }
+            ddl.addAll(inbox.deadLetter(IssueRefund.class, "refund_dead"));
+            // The operators' pauses (the console's Pause), shared by every server on the database.
+            ddl.addAll(inbox.pauseTable());
+            // The recurring jobs' next due times (the nightly report), shared by every server on the database.
+            ddl.addAll(inbox.scheduleTable());
+            for (String sql : ddl) {
+                s.execute(sql);
             }
             if (!hasColumn(connection, "refund_jobs", "published_at")) {
-                // Each publish stamps it: the metrics and QueueStats tell how long the oldest refund has waited.
-                s.execute("ALTER TABLE refund_jobs ADD COLUMN published_at " + t.time);
+                // A refunds queue of an earlier sample: each publish stamps it, for the oldest refund's wait.
+                s.execute("ALTER TABLE refund_jobs ADD COLUMN published_at " + timeType(connection));
             }
             if (reusesIds(connection, "refund_jobs")) {
-                rebuildWithAutoincrement(connection, t);
+                rebuildWithAutoincrement(connection);
             }
-            s.execute("CREATE TABLE IF NOT EXISTS receipt_jobs (id " + t.id + ", locked_until " + t.time + ", payload "
-                    + t.blob + " NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS refund_dead (id BIGINT PRIMARY KEY, payload " + t.blob + " NOT NULL,"
-                    + " attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + t.time + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS refunds (order_id BIGINT PRIMARY KEY, amount_cents BIGINT NOT NULL,"
                     + " node VARCHAR(100) NOT NULL)");
             if (!hasColumn(connection, "refunds", "node")) {
                 // A refunds table of an earlier sample: its rows were recorded before servers were named.
                 s.execute("ALTER TABLE refunds ADD COLUMN node VARCHAR(100) NOT NULL DEFAULT 'sample'");
             }
-            // The operators' pauses (the console's Pause), shared by every server on the database.
-            s.execute("CREATE TABLE IF NOT EXISTS inbox_paused (queue VARCHAR(200) PRIMARY KEY, paused_at " + t.time
-                    + " NOT NULL)");
-            // The recurring jobs' next due times (the nightly report), shared by every server on the database.
-            s.execute("CREATE TABLE IF NOT EXISTS inbox_schedule (name VARCHAR(200) PRIMARY KEY, cron VARCHAR(200)"
-                    + " NOT NULL, next_due " + t.time + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");
@@ -79,12 +82,13 @@ public class Schema {
     }
 
     /** The refunds queue of an earlier sample on SQLite, rebuilt with AUTOINCREMENT; its rows kept. */
-    private static void rebuildWithAutoincrement(Connection connection, Types t) throws SQLException {
+    private static void rebuildWithAutoincrement(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         try (Statement s = connection.createStatement()) {
             s.execute("ALTER TABLE refund_jobs RENAME TO refund_jobs_old");
-            s.execute("CREATE TABLE refund_jobs (id " + t.id + ", attempt SMALLINT NOT NULL DEFAULT 1, locked_until "
-                    + t.time + ", payload " + t.blob + " NOT NULL, published_at " + t.time + ")");
+            for (String sql : InboxSchema.of(connection).queue(IssueRefund.class)) {
+                s.execute(sql);
+            }
             s.execute("INSERT INTO refund_jobs (id, attempt, locked_until, payload, published_at)"
                     + " SELECT id, attempt, locked_until, payload, published_at FROM refund_jobs_old");
             s.execute("DROP TABLE refund_jobs_old");
@@ -103,14 +107,12 @@ public class Schema {
         }
     }
 
-    /** Column types of each database. */
-    private record Types(String id, String time, String blob) {
-        static Types of(String product) {
-            return switch (product) {
-                case "PostgreSQL" -> new Types("BIGSERIAL PRIMARY KEY", "TIMESTAMPTZ", "BYTEA");
-                case "MariaDB", "MySQL" -> new Types("BIGINT AUTO_INCREMENT PRIMARY KEY", "DATETIME NULL", "BLOB");
-                default -> new Types("INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT", "BLOB");
-            };
-        }
+    /** The type of a point in time on this database, for a column added to an earlier table. */
+    private static String timeType(Connection connection) throws SQLException {
+        return switch (connection.getMetaData().getDatabaseProductName()) {
+            case "PostgreSQL" -> "TIMESTAMPTZ";
+            case "MariaDB", "MySQL" -> "DATETIME NULL";
+            default -> "TEXT";
+        };
     }
 }

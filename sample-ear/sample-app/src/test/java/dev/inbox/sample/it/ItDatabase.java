@@ -1,5 +1,7 @@
 package dev.inbox.sample.it;
 
+import dev.inbox.testdb.TestServers;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -59,7 +61,8 @@ final class ItDatabase {
 
     private static String url(String property, String fallback) {
         String url = System.getProperty(property);
-        return url == null || url.isBlank() || url.startsWith("${") ? fallback : url;
+        // Where nothing answers at the local address, an embedded server starts there for the run.
+        return url == null || url.isBlank() || url.startsWith("${") ? TestServers.orEmbedded(fallback) : url;
     }
 
     /** Drops {@code tables} (SQLite: the whole file, which the server creates again). */
@@ -119,6 +122,47 @@ final class ItDatabase {
             };
         } catch (SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Stops the database server, as an outage would: the embedded one where it serves the run,
+     * else the machine's own (as root, the way .ci/run starts it).
+     */
+    void stopServer() throws IOException, InterruptedException {
+        control(TestServers::stop, "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main stop",
+                "mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown"
+                        + " && for i in $(seq 1 600); do pgrep -x mariadbd >/dev/null || exit 0; sleep 0.1; done; exit 1");
+    }
+
+    /** Starts the server {@link #stopServer} stopped, and waits until it answers. */
+    void startServer() throws IOException, InterruptedException {
+        control(TestServers::start, "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main start",
+                "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && for i in $(seq 1 300);"
+                        + " do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1 && exit 0;"
+                        + " sleep 0.1; done; exit 1");
+    }
+
+    private void control(java.util.function.IntConsumer embedded, String postgres, String mariadb)
+            throws IOException, InterruptedException {
+        boolean isPostgres = switch (name) {
+            case "postgres" -> true;
+            case "mariadb" -> false;
+            default -> throw new IllegalStateException("SQLite has no server to stop");
+        };
+        int port = isPostgres ? 5432 : 3306;
+        if (TestServers.embedded(port)) {
+            embedded.accept(port);
+        } else {
+            shell(isPostgres ? postgres : mariadb);
+        }
+    }
+
+    private static void shell(String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(command + " failed: " + out);
         }
     }
 

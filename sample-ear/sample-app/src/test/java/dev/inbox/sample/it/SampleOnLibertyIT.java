@@ -255,24 +255,11 @@ class SampleOnLibertyIT {
     }
 
     private void stopDatabase() throws IOException, InterruptedException {
-        shell(db.equals("postgres") ? "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main stop"
-                : "mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown"
-                        + " && for i in $(seq 1 600); do pgrep -x mariadbd >/dev/null || exit 0; sleep 0.1; done; exit 1");
+        database.stopServer();
     }
 
     private void startDatabase() throws IOException, InterruptedException {
-        shell(db.equals("postgres") ? "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main start"
-                : "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && for i in $(seq 1 300);"
-                        + " do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1 && exit 0;"
-                        + " sleep 0.1; done; exit 1");
-    }
-
-    private static void shell(String command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException(command + " failed: " + out);
-        }
+        database.startServer();
     }
 
     private void dropTables() throws Exception {

@@ -1,0 +1,82 @@
+package dev.inbox.schema;
+
+import dev.inbox.Identifiers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+
+/** One {@code CREATE TABLE} with its indexes, written for one database. */
+final class TableDdl {
+    private final SchemaDatabase database;
+    private final String table;
+    private final boolean ifNotExists;
+    private final List<String> columns = new ArrayList<>();
+    private final List<Index> indexes = new ArrayList<>();
+    private String storage = "";
+
+    TableDdl(SchemaDatabase database, String table, boolean ifNotExists) {
+        this.database = database;
+        this.table = Identifiers.checkTable(table);
+        this.ifNotExists = ifNotExists;
+    }
+
+    /** Adds a column: its name (checked and quoted here) and what follows it. */
+    TableDdl column(String name, String definition) {
+        columns.add(database.quote(Identifiers.check(name, "column")) + " " + definition);
+        return this;
+    }
+
+    /** Adds an index named {@code <table>_<suffix>} on {@code on}, in order. */
+    TableDdl index(String suffix, boolean unique, List<String> on) {
+        indexes.add(new Index(unqualified(table) + "_" + suffix, unique, on));
+        return this;
+    }
+
+    /** PostgreSQL storage parameters, {@code name = value, ...}. */
+    TableDdl storage(String parameters) {
+        this.storage = parameters;
+        return this;
+    }
+
+    List<String> statements() {
+        StringJoiner body = new StringJoiner(", ", "(", ")");
+        columns.forEach(body::add);
+        if (database.inlineIndexes()) {
+            indexes.forEach(index -> body.add((index.unique ? "UNIQUE KEY " : "KEY ") + database.quote(index.name)
+                    + " " + quotedList(index.on)));
+        }
+        List<String> statements = new ArrayList<>();
+        statements.add("CREATE TABLE " + (ifNotExists ? "IF NOT EXISTS " : "") + database.quote(table) + " " + body
+                + database.tableOptions(storage));
+        if (!database.inlineIndexes()) {
+            for (Index index : indexes) {
+                statements.add("CREATE " + (index.unique ? "UNIQUE " : "") + "INDEX " + (ifNotExists ? "IF NOT EXISTS " : "")
+                        + indexName(index.name) + " ON " + indexedTable() + " " + quotedList(index.on));
+            }
+        }
+        return List.copyOf(statements);
+    }
+
+    /** PostgreSQL puts an index in its table's schema; SQLite names the schema on the index instead. */
+    private String indexName(String name) {
+        int dot = table.indexOf('.');
+        return database == SchemaDatabase.SQLITE && dot > 0
+                ? database.quote(table.substring(0, dot) + "." + name) : database.quote(name);
+    }
+
+    private String indexedTable() {
+        return database == SchemaDatabase.SQLITE ? database.quote(unqualified(table)) : database.quote(table);
+    }
+
+    private String quotedList(List<String> names) {
+        StringJoiner list = new StringJoiner(", ", "(", ")");
+        names.forEach(n -> list.add(database.quote(n)));
+        return list.toString();
+    }
+
+    private static String unqualified(String table) {
+        return table.substring(table.indexOf('.') + 1);
+    }
+
+    private record Index(String name, boolean unique, List<String> on) {}
+}
