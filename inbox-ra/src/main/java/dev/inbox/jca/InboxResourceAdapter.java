@@ -175,8 +175,8 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         inbox.validate();
         String name = inbox.getDataSource() != null ? inbox.getDataSource() : dataSource;
         try {
-            EndpointActivation activation = EndpointActivation.open(factory, inbox, dataSources.apply(name), threads,
-                    transactionRegistry, broker -> {
+            EndpointActivation activation = EndpointActivation.open(factory, inbox, () -> dataSources.apply(name),
+                    threads, transactionRegistry, broker -> {
                         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
                             if (option.brokerWide()) {
                                 applySetting(broker, option, null);
