@@ -3,7 +3,6 @@ package dev.inbox.jca;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
@@ -61,42 +60,14 @@ class AutoCommitOnBorrowTest {
                         ? connection : null);
     }
 
+    /** A registry that answers only the status this test sets. */
     private TransactionSynchronizationRegistry registry() {
-        return new TransactionSynchronizationRegistry() {
-            @Override
-            public int getTransactionStatus() {
-                return status;
-            }
-
-            @Override
-            public Object getTransactionKey() {
-                return null;
-            }
-
-            @Override
-            public void putResource(Object key, Object value) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public Object getResource(Object key) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void registerInterposedSynchronization(Synchronization sync) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void setRollbackOnly() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public boolean getRollbackOnly() {
-                return false;
-            }
-        };
+        return (TransactionSynchronizationRegistry) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {TransactionSynchronizationRegistry.class}, (proxy, method, args) -> {
+                    if (!method.getName().equals("getTransactionStatus")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    return status;
+                });
     }
 }
