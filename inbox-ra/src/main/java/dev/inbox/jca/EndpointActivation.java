@@ -80,7 +80,8 @@ final class EndpointActivation {
      * Checks the bean's declaration and opens its subscription. A declaration that cannot work
      * fails here and nothing runs. A subscription whose table is missing or whose database is out
      * of reach (an application that creates its tables when it starts, after the server activated
-     * its beans; a database still starting) is opened again every {@link #RETRY_INTERVAL} in the
+     * its beans; a database still starting; a data source the server binds after it activates the
+     * beans) is opened again every {@link #RETRY_INTERVAL} in the
      * background until it opens or the bean is deactivated, as JMS adapters retry their setup.
      *
      * @param settings applies the adapter's broker-wide properties and hooks
@@ -88,8 +89,9 @@ final class EndpointActivation {
      *                        a transactional option the bean contradicts, or any startup error of
      *                        the engine but a missing table and an unreachable database
      */
-    static EndpointActivation open(MessageEndpointFactory factory, InboxActivationSpec spec, DataSource dataSource,
-            Threads threads, TransactionSynchronizationRegistry registry, Consumer<InboxBroker> settings)
+    static EndpointActivation open(MessageEndpointFactory factory, InboxActivationSpec spec,
+            Supplier<DataSource> dataSources, Threads threads, TransactionSynchronizationRegistry registry,
+            Consumer<InboxBroker> settings)
             throws UnavailableException {
         boolean transacted;
         try {
@@ -112,6 +114,9 @@ final class EndpointActivation {
         Subscription<JsonNode> declaredSubscription = subscription.transactional(transacted);
         activation.threads = threads;
         activation.brokers = () -> {
+            // Looked up with each attempt: Payara and GlassFish activate the beans of an application
+            // deployed before the server's start before they bind its data sources.
+            DataSource dataSource = dataSources.get();
             InboxBroker broker = InboxBroker.fromDataSource(dataSource).threads(threads).subscribe(declaredSubscription);
             if (transacted) {
                 broker.deliveryTransactions(activation.new ContainerTransactions(dataSource, registry));

@@ -80,7 +80,8 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (threads == null) {
             throw new InboxException(InboxException.Kind.CLOSED, "the Inbox resource adapter has stopped");
         }
-        InboxBroker broker = InboxBroker.fromDataSource(registration.dataSource())
+        InboxBroker broker = InboxBroker.fromDataSource(AutoCommitOnBorrow.of(registration.dataSource(),
+                transactionRegistry))
                 .threads(threads)
                 .handlerContext(registration.context())
                 .wakeElsewhere(this::wake);
@@ -175,8 +176,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         inbox.validate();
         String name = inbox.getDataSource() != null ? inbox.getDataSource() : dataSource;
         try {
-            EndpointActivation activation = EndpointActivation.open(factory, inbox, dataSources.apply(name), threads,
-                    transactionRegistry, broker -> {
+            EndpointActivation activation = EndpointActivation.open(factory, inbox,
+                    () -> AutoCommitOnBorrow.of(dataSources.apply(name), transactionRegistry),
+                    threads, transactionRegistry, broker -> {
                         for (SubscriptionOption<?> option : SubscriptionOption.all()) {
                             if (option.brokerWide()) {
                                 applySetting(broker, option, null);

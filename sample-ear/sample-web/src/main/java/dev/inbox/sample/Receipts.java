@@ -13,6 +13,6 @@ public class Receipts {
     DataSource dataSource;
 
     public void mail(@Inbound(queue = "receipts", table = SendReceipt.class) Receipt receipt) throws SQLException {
-        Rows.insert(dataSource, "INSERT INTO receipts_mailed (order_id) VALUES (?)", receipt.order());
+        Rows.insertCommitted(dataSource, "INSERT INTO receipts_mailed (order_id) VALUES (?)", receipt.order());
     }
 }

@@ -32,7 +32,7 @@ public class Reports {
     public Outcome render(@Inbound(queue = "reports", table = RenderReport.class, lease = "PT1M") Report report)
             throws Exception {
         Thread.sleep(renderTime.toMillis());
-        Rows.insert(dataSource, "INSERT INTO reports_rendered (name) VALUES (?)", report.name());
+        Rows.insertCommitted(dataSource, "INSERT INTO reports_rendered (name) VALUES (?)", report.name());
         return Outcome.ack();
     }
 }

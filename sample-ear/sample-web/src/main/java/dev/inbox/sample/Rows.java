@@ -13,7 +13,28 @@ final class Rows {
 
     /** Writes one row through the application's JTA data source: inside a delivery's transaction it joins it. */
     static void insert(DataSource dataSource, String sql, Object... values) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource.getConnection()) {
+            insert(c, sql, values);
+        }
+    }
+
+    /**
+     * Writes one row outside any transaction (a handler that is not transactional), committed as it
+     * runs. GlassFish's and Payara's pools may hand out a connection in the manual commit a JTA
+     * transaction left it in, where the write would wait for the connection's next user to commit:
+     * it is switched back to autocommit first.
+     */
+    static void insertCommitted(DataSource dataSource, String sql, Object... values) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            insert(c, sql, values);
+        }
+    }
+
+    private static void insert(Connection c, String sql, Object... values) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
                 ps.setObject(i + 1, values[i]);
             }

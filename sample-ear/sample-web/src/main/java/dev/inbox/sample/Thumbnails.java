@@ -14,6 +14,6 @@ public class Thumbnails {
 
     public void thumbnail(@Inbound(queue = "thumbnails", table = MakeThumbnail.class, workers = 2) Image image)
             throws SQLException {
-        Rows.insert(dataSource, "INSERT INTO thumbnails_rendered (path) VALUES (?)", image.path());
+        Rows.insertCommitted(dataSource, "INSERT INTO thumbnails_rendered (path) VALUES (?)", image.path());
     }
 }

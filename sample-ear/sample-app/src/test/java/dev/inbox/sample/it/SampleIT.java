@@ -6,6 +6,7 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.ContainerController;
@@ -15,6 +16,7 @@ import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -23,8 +25,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The sample EAR on a real server, through Arquillian: the same tests on Open Liberty and on WildFly
- * (failsafe's {@code arquillian.launch} names the container of {@code arquillian.xml}), on SQLite,
+ * The sample EAR on a real server, through Arquillian: the same tests on Open Liberty, WildFly, Payara
+ * and GlassFish (failsafe's {@code arquillian.launch} names the container of {@code arquillian.xml}), on SQLite,
  * PostgreSQL and MariaDB ({@code inbox.test.db}). The refunds handler's transactional deliveries, the
  * receipts they publish and the message-driven ledger bean commit once with their jobs, a retry and
  * an exception rolling back first; bad requests get a clear answer; a publish rolls back with its
@@ -46,6 +48,14 @@ class SampleIT {
     private static final String CRASH_LEASE = "PT5S";
     /** The drain timeout that arquillian.xml sets: a stop with reports in work must end within it and 5 s. */
     private static final Duration DRAIN = Duration.ofSeconds(15);
+    /**
+     * What arquillian.xml gives Open Liberty and WildFly as JVM arguments, for the GlassFish and
+     * Payara domains the suite starts itself: MicroProfile Config through system properties.
+     */
+    private static final List<String> DOMAIN_SETTINGS = List.of("inbox.queue.reports.lease=PT2S",
+            "sample.reports.render-time=PT5S", "inbox.queue.refunds.lease=" + CRASH_LEASE,
+            "inbox.queue.receipts.lease=" + CRASH_LEASE, "inbox.drain-timeout=PT15S",
+            "inbox.recurring.nightly-report.enabled=false");
     /** Once per run (one JVM per failsafe execution): the tables dropped, the EAR deployed. */
     private static boolean tablesDropped;
     private static boolean deployed;
@@ -53,6 +63,8 @@ class SampleIT {
     private final String db = System.getProperty("inbox.test.db", "sqlite");
     private final ItDatabase database = new ItDatabase(db, Path.of(System.getProperty("inbox.test.server.data")));
     private final SampleApi api = new SampleApi(System.getProperty("inbox.test.base.url"));
+    /** The domain of a Payara or GlassFish run (null on the others), whose pools serve every database. */
+    private final Asadmin domain = Asadmin.ofThisRun();
 
     @ArquillianResource
     private ContainerController servers;
@@ -67,6 +79,15 @@ class SampleIT {
                 new File(System.getProperty("inbox.test.sample.ear")));
     }
 
+    /** A GlassFish or Payara domain is the suite's to stop: its container leaves running what it did not start. */
+    @AfterAll
+    static void stopTheDomain() throws Exception {
+        Asadmin domain = Asadmin.ofThisRun();
+        if (domain != null) {
+            domain.stopIfRunning();
+        }
+    }
+
     /** The server up with the sample: started (on fresh tables the first time) and the EAR deployed once. */
     @BeforeEach
     void serverWithTheSample() throws Exception {
@@ -77,8 +98,12 @@ class SampleIT {
             database.drop(ItDatabase.SAMPLE_TABLES);
             tablesDropped = true;
         }
-        servers.start(SERVER);
+        startServer();
         if (!deployed) {
+            if (domain != null) {
+                domain.undeployIfDeployed("sample-app", DOMAIN_SETTINGS);
+                domain.useDatabase(db);
+            }
             deployer.deploy("sample");
             deployed = true;
         }
@@ -128,21 +153,26 @@ class SampleIT {
     /**
      * The server's MicroProfile Health readiness holds Inbox's check, with no code in the sample: UP,
      * naming each queue of the application's handlers and of its message-driven bean (the ledger's,
-     * a subscription the adapter opened for the bean). Open Liberty's mpHealth feature serves it on
-     * the HTTP port. WildFly's microprofile-health-smallrye subsystem (on the management port) does
-     * not register the checks of an EAR's subdeployments (WFLY-12835), so there it answers for the
-     * server and its deployments only.
+     * a subscription the adapter opened for the bean). Open Liberty's mpHealth feature and Payara's
+     * MicroProfile Health serve it on the HTTP port. WildFly's microprofile-health-smallrye subsystem
+     * (on the management port) does not register the checks of an EAR's subdeployments (WFLY-12835),
+     * so there it answers for the server and its deployments only. GlassFish 7 has no MicroProfile
+     * Health: nothing answers there.
      */
     private void assertHealthy() throws Exception {
-        String ready = SERVER.equals("liberty") ? "http://127.0.0.1:9080/health/ready"
-                : "http://127.0.0.1:9990/health/ready";
+        String ready = System.getProperty("inbox.test.health.url");
         var response = api.getAt(ready);
-        assertThat(response.statusCode()).as(ready + ": " + response.body()).isEqualTo(200);
-        if (SERVER.equals("liberty")) {
-            assertThat(response.body()).contains("\"inbox-ready\"", "\"queue refunds\":\"UP\"",
-                    "\"queue receipts\":\"UP\"", "\"queue ledger\":\"UP\"");
-        } else {
-            assertThat(response.body()).contains("\"status\":\"UP\"", "sample-web.war");
+        switch (SERVER) {
+            case "glassfish" -> assertThat(response.statusCode()).as(ready + " on GlassFish 7").isEqualTo(404);
+            case "wildfly" -> {
+                assertThat(response.statusCode()).as(ready + ": " + response.body()).isEqualTo(200);
+                assertThat(response.body()).contains("\"status\":\"UP\"", "sample-web.war");
+            }
+            default -> {
+                assertThat(response.statusCode()).as(ready + ": " + response.body()).isEqualTo(200);
+                assertThat(response.body()).contains("\"inbox-ready\"", "\"queue refunds\":\"UP\"",
+                        "\"queue receipts\":\"UP\"", "\"queue ledger\":\"UP\"");
+            }
         }
     }
 
@@ -226,12 +256,12 @@ class SampleIT {
         api.post("/reports", "{\"name\": \"q3\"}");
         await(() -> database.lockedUntil("report_jobs") != null, "a report in work");
         long t = System.nanoTime();
-        servers.stop(SERVER);
+        stopServer();
         Duration stop = Duration.ofNanos(System.nanoTime() - t);
         System.out.printf(Locale.ROOT, "SampleIT: %s on %s: stopped with reports in work in %.1f s%n", SERVER, db,
                 stop.toMillis() / 1000.0);
         assertThat(stop).as("the stop with reports in work").isLessThan(DRAIN.plusSeconds(5));
-        servers.start(SERVER); // the server deploys the sample again by itself
+        startServer(); // the server deploys the sample again by itself
         api.awaitSample();
         await(() -> api.body("/reports").contains("q2") && api.body("/reports").contains("q3"), "every report rendered");
         // The last report's ack is written a moment after its handler returns, as the thumbnail's is.
@@ -250,7 +280,7 @@ class SampleIT {
         load.awaitRecorded(0.25);
         killServer();
         RefundLoad.AtKill kill = load.atKill();
-        servers.start(SERVER);
+        startServer();
         api.awaitSample();
         load.awaitDrained(Duration.ofSeconds(120), "the server restarted, refunds and receipts lease " + CRASH_LEASE);
         load.assertEachHandledOnce("server=" + SERVER, kill);
@@ -259,9 +289,37 @@ class SampleIT {
         deployed = false;
     }
 
-    /** Kills the server's JVM (Arquillian started it: it is this test's descendant); Arquillian forgets the server. */
+    /**
+     * Starts the server: Arquillian starts Open Liberty and WildFly; a GlassFish or Payara domain is
+     * started with asadmin (their containers start one only when they deploy) and Arquillian, allowed
+     * to connect to it, counts it as started (and leaves the stop to {@link #stopServer}).
+     */
+    private void startServer() throws Exception {
+        if (domain != null) {
+            domain.start(DOMAIN_SETTINGS);
+        }
+        servers.start(SERVER);
+    }
+
+    /** Stops the server: Arquillian stops Open Liberty and WildFly, asadmin a GlassFish or Payara domain. */
+    private void stopServer() throws Exception {
+        if (domain != null) {
+            domain.stop();
+        }
+        servers.stop(SERVER);
+    }
+
+    /**
+     * Kills the server's JVM (Arquillian started Liberty's and WildFly's: they are this test's
+     * descendants; a GlassFish or Payara domain runs on its own, named by its pid file); Arquillian
+     * forgets the server.
+     */
     private void killServer() throws Exception {
-        ServerJvm.kill(ProcessHandle.current(), System.getProperty("inbox.test.server.home"));
+        if (domain != null) {
+            domain.kill();
+        } else {
+            ServerJvm.kill(ProcessHandle.current(), System.getProperty("inbox.test.server.home"));
+        }
         try {
             servers.stop(SERVER);
         } catch (Exception e) {
