@@ -35,16 +35,19 @@ public class Refunds {
     String node;
 
     public Outcome issue(@Inbound(queue = "refunds", table = IssueRefund.class, transactional = true,
-            maxAttempts = 5, deadLetter = "refund_dead") Refund refund, Delivery delivery) {
+            maxAttempts = 5, deadLetter = "refund_dead") Refund refund, Delivery delivery) throws SQLException {
         try (PreparedStatement insert = delivery.connection()
                 .prepareStatement("INSERT INTO refunds (order_id, amount_cents, node) VALUES (?, ?, ?)")) {
             insert.setLong(1, refund.order());
             insert.setLong(2, refund.amountCents());
             insert.setString(3, node);
             insert.executeUpdate();
-        } catch (SQLException duplicate) {
+        } catch (SQLException e) {
+            if (!duplicateKey(e)) {
+                throw e; // a lost connection, a timeout: this attempt fails, and the refund is tried again
+            }
             // The same refund published twice: the primary key keeps it to one.
-            return Outcome.drop("refund of order " + refund.order() + " not recorded: " + duplicate.getMessage());
+            return Outcome.drop("refund of order " + refund.order() + " not recorded: " + e.getMessage());
         }
         receipts.publish(new Receipt(refund.order()));
         ledger.publish(Booking.of(refund));
@@ -52,5 +55,14 @@ public class Refunds {
             return Outcome.retry(); // rolls the record and the receipt back first
         }
         return Outcome.ack();
+    }
+
+    /**
+     * True for a duplicate key: SQLSTATE class 23 (integrity constraint violation), which SQLite's
+     * driver, reporting no SQLSTATE, gives as its result code 19 (SQLITE_CONSTRAINT).
+     */
+    static boolean duplicateKey(SQLException e) {
+        String state = e.getSQLState();
+        return state != null ? state.startsWith("23") : e.getErrorCode() == 19;
     }
 }
