@@ -39,12 +39,14 @@ public final class Outcome {
         return RETRY;
     }
 
-    /** Retry once {@code delay} has passed; a zero delay is {@link #retry()}. */
+    /**
+     * Retry once {@code delay} has passed; a zero delay is {@link #retry()}.
+     *
+     * @throws IllegalArgumentException for a delay below zero or above a hundred years, which no
+     *                                  database's time columns could hold
+     */
     public static Outcome retry(Duration delay) {
-        Objects.requireNonNull(delay, "delay");
-        if (delay.isNegative()) {
-            throw new IllegalArgumentException("a retry delay cannot be negative: " + delay);
-        }
+        TimeLimits.delay("a retry delay", Objects.requireNonNull(delay, "delay"));
         return delay.isZero() ? RETRY : new Outcome(Kind.RETRY, delay, null);
     }
 

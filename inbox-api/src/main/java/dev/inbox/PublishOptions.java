@@ -49,19 +49,19 @@ public final class PublishOptions {
 
     /** The job becomes due {@code value} after the publish (instead of at a time set by {@link #at}). */
     public PublishOptions delay(Duration value) {
-        Objects.requireNonNull(value, "delay");
-        if (value.isNegative()) {
-            throw new IllegalArgumentException("a publish delay cannot be negative: " + value);
-        }
+        TimeLimits.delay("a publish delay", Objects.requireNonNull(value, "delay"));
         return new PublishOptions(value, null, group, priority, headers, id, uniqueKey, uniquePeriod);
     }
 
     /**
      * The job becomes due at {@code time} (instead of after a {@link #delay}); a time already past
      * makes it due at once. Times are judged on the table's clock.
+     *
+     * @throws IllegalArgumentException for a time before 1970 or after the year 9999
      */
     public PublishOptions at(Instant time) {
-        return new PublishOptions(Duration.ZERO, Objects.requireNonNull(time, "time"), group, priority, headers, id,
+        TimeLimits.time("a publish time", Objects.requireNonNull(time, "time"));
+        return new PublishOptions(Duration.ZERO, time, group, priority, headers, id,
                 uniqueKey, uniquePeriod);
     }
 
@@ -107,8 +107,10 @@ public final class PublishOptions {
      */
     public PublishOptions uniqueKey(String key, Duration period) {
         Objects.requireNonNull(period, "period");
-        if (period.isNegative() || period.isZero() || period.toMillis() == 0) {
-            throw new IllegalArgumentException("a unique key's period is at least a millisecond: " + period);
+        if (period.isNegative() || period.isZero() || period.toMillis() == 0
+                || period.compareTo(TimeLimits.LONGEST) > 0) {
+            throw new IllegalArgumentException("a unique key's period is from a millisecond to "
+                    + TimeLimits.LONGEST.toDays() + " days (a hundred years), not " + period);
         }
         return new PublishOptions(delay, at, group, priority, headers, id, checkKey(key), period);
     }
