@@ -3,6 +3,7 @@ package dev.inbox.internal.form;
 import dev.inbox.Outcome;
 import dev.inbox.spi.DeliveryTransactions;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -21,19 +22,24 @@ public interface Claim {
 
     /**
      * Settles {@code delivery} with a retry or a drop at {@code now}; the caller holds its monitor.
+     * Where the database refuses the settlement, it fails alone: the claim's other rows are kept,
+     * this row's attempt stays counted, and the row is put off by {@code ifRefused} where the form
+     * can delay it (a retry's due time), so that it does not come straight back to fail again.
      *
+     * @throws SQLException             the refusal, once the row is put off
      * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now,
      *                                  {@code CLOSED} when shutdown released it
      */
-    void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException;
+    void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException;
 
     /**
      * Moves the row into the dead-letter table, recording {@code error}, in one transaction; the
-     * caller holds the delivery's monitor.
+     * caller holds the delivery's monitor. A refused move fails alone, as a refused
+     * {@link #settle} does, and puts the row off by {@code ifRefused}.
      *
      * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
      */
-    void deadLetter(InFlight delivery, String error, Instant now) throws SQLException;
+    void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException;
 
     /**
      * Gives the row back for another claim at once; false when it was no longer held.

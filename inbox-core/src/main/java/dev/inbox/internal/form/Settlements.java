@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,6 +45,18 @@ public final class Settlements {
         try (PreparedStatement ps = sql.prepare(connection)) {
             bind(ps, sql, delivery, outcome, now, dialect);
             return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Puts a row whose settlement the database refused off by {@code delay}, with the form's
+     * {@code retry} statement; nothing where that is null (a table that cannot delay a row, which
+     * is then due again at once).
+     */
+    public static void putOff(Connection connection, Sql retry, InFlight delivery, Duration delay, Instant now,
+            Dialect dialect) throws SQLException {
+        if (retry != null) {
+            run(connection, retry, delivery, Outcome.retry(delay), now, dialect);
         }
     }
 

@@ -187,6 +187,20 @@ public abstract sealed class JdbcTransaction {
         }
     }
 
+    /**
+     * Marks where a step of this open transaction begins, so that {@link #undoStep} can roll back
+     * the step alone: on PostgreSQL a failed statement otherwise aborts the whole transaction. Not
+     * released after: a later step's savepoint of the same name takes its place.
+     */
+    public void beginStep() throws SQLException {
+        execute(connection, "SAVEPOINT inbox_step");
+    }
+
+    /** Rolls back what was done since {@link #beginStep}; the transaction goes on. */
+    public void undoStep() throws SQLException {
+        execute(connection, "ROLLBACK TO SAVEPOINT inbox_step");
+    }
+
     /** Ends what began the transaction, rolling it back first if it is still open. */
     public void end() throws SQLException {
         if (open) {

@@ -13,6 +13,7 @@ import dev.inbox.internal.jdbc.WriteGate;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -330,9 +331,11 @@ public final class Deliverer<T> {
 
     /** {@link #finish(InFlight, Outcome)} as of {@code now}. */
     private void finish(InFlight delivery, Outcome outcome, Instant now) {
+        // Where the database refuses the settlement, the row waits out the back-off of its attempt.
+        Duration ifRefused = backoff.after(delivery.attempt());
         if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
-            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at));
+            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at, ifRefused));
         } else if (outcome.kind() == Outcome.Kind.ACK) {
             // Settled from here on, so the keeper leaves its token alone; a row released by shutdown after
             // a cut-off is not acked.
@@ -340,7 +343,7 @@ public final class Deliverer<T> {
                 delivery.claim().ack(delivery, now);
             }
         } else {
-            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at));
+            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at, ifRefused));
         }
     }
 

@@ -20,16 +20,17 @@ public final class SettlementReports implements Reports {
     private final String table;
     private final BrokerListener listener;
     private final FailureLog failures;
-    private final boolean deadLetters;
+    /** The dead-letter table, or null where dropped rows are deleted. */
+    private final String deadLetters;
 
-    public SettlementReports(String queue, String table, BrokerListener listener, boolean deadLetters) {
+    public SettlementReports(String queue, String table, BrokerListener listener, String deadLetters) {
         this.queue = queue;
         this.table = table;
         this.listener = listener;
         this.deadLetters = deadLetters;
         this.failures = new FailureLog(LOG, "queue " + queue + ": settling rows of table " + table,
-                "each row not settled returns when its claim ends, and further failures are logged at DEBUG until"
-                        + " a settlement succeeds");
+                "each row not settled comes back after its retry back-off, or when its claim ends where the"
+                        + " table cannot delay it, and further failures are logged at DEBUG until a settlement succeeds");
     }
 
     @Override
@@ -39,7 +40,7 @@ public final class SettlementReports implements Reports {
         listener.finished(queue, switch (outcome.kind()) {
             case ACK -> BrokerListener.Result.ACK;
             case RETRY -> BrokerListener.Result.RETRY;
-            case DROP -> deadLetters ? BrokerListener.Result.DEAD_LETTER : BrokerListener.Result.DROP;
+            case DROP -> deadLetters != null ? BrokerListener.Result.DEAD_LETTER : BrokerListener.Result.DROP;
         });
     }
 
@@ -52,11 +53,15 @@ public final class SettlementReports implements Reports {
     @Override
     public void failed(InFlight delivery, Outcome outcome, Exception error) {
         String detail = Redaction.redact(String.valueOf(error.getMessage()));
+        String what = outcome.kind() == Outcome.Kind.DROP && deadLetters != null
+                ? "move of row " + delivery.id() + " of table " + table + " to dead-letter table " + deadLetters
+                        + " (" + outcome + ")"
+                : outcome + " of row " + delivery.id() + " of table " + table;
         InboxException failure = new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the "
-                + outcome + " of row " + delivery.id() + " of table " + table + " failed; the row returns when its"
+                + what + " failed; the row comes back after its retry back-off, or when its"
                 + " claim ends: " + detail, error);
         // One warning per outage, however many rows it catches.
-        failures.failed(() -> "the " + outcome + " of row " + delivery.id() + ": " + detail);
+        failures.failed(() -> "the " + what + ": " + detail);
         unsettled(delivery, outcome, failure);
     }
 

@@ -15,6 +15,7 @@ import dev.inbox.spi.Dialect;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -99,16 +100,17 @@ final class Session implements Claim {
     }
 
     @Override
-    public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+    public void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException {
         Sql settles = Settlements.of(outcome, sql.ack(), sql.retry(), sql.drop());
         underLock(delivery, connection -> settles == null ? 1
-                : Settlements.run(connection, settles, delivery, outcome, now, dialect));
+                : Settlements.run(connection, settles, delivery, outcome, now, dialect), now, ifRefused);
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
+    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
         underLock(delivery, connection -> JdbcTransaction.run(connection, -1,
-                () -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) ? 1 : 0);
+                () -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) ? 1 : 0,
+                now, ifRefused);
     }
 
     @Override
@@ -161,21 +163,56 @@ final class Session implements Claim {
 
     /**
      * Runs a settlement while the delivery's lock is held, then releases the lock; throws
-     * {@code LEASE_LOST} when it changed no row (another claim settled the row first).
+     * {@code LEASE_LOST} when it changed no row (another claim settled the row first). A
+     * settlement the database refuses fails alone: the row is put off by {@code ifRefused} while
+     * still locked, and the session keeps its other deliveries' locks. Only a session whose
+     * connection failed ends, and its locks with it.
      */
-    private synchronized void underLock(InFlight delivery, LockedWork work) throws SQLException {
+    private synchronized void underLock(InFlight delivery, LockedWork work, Instant now, Duration ifRefused)
+            throws SQLException {
         String key = heldKey(delivery);
         int changed;
         try {
             changed = context.connections().write(() -> work.run(connection));
         } catch (SQLException | RuntimeException e) {
-            // The session ends, and its locks with it: the rows return.
-            abandon();
+            if (!usable(e)) {
+                // The session ends, and its locks with it: the rows return.
+                abandon();
+                throw e;
+            }
+            if (e instanceof SQLException refusal) {
+                putOff(delivery, now, ifRefused, refusal);
+            }
+            unlock(delivery, key);
             throw e;
         }
         unlock(delivery, key);
         if (changed == 0) {
             throw form.lost(delivery, "settlement");
+        }
+    }
+
+    /** Moves a row whose settlement was refused to the end of {@code delay}, keeping a failure with {@code refusal}. */
+    private void putOff(InFlight delivery, Instant now, Duration delay, SQLException refusal) {
+        try {
+            context.connections().write(() -> {
+                Settlements.putOff(connection, sql.retry(), delivery, delay, now, dialect);
+                return null;
+            });
+        } catch (SQLException | RuntimeException e) {
+            refusal.addSuppressed(e);
+        }
+    }
+
+    /** True when the session's connection outlived {@code failure}: a statement was refused, not the connection lost. */
+    private boolean usable(Exception failure) {
+        if (!(failure instanceof SQLException e) || e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+            return false;
+        }
+        try {
+            return connection.isValid(5);
+        } catch (SQLException invalid) {
+            return false;
         }
     }
 

@@ -46,21 +46,34 @@ final class Leased implements Claim {
     }
 
     @Override
-    public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
+    public void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException {
         context.connections().use(connection -> {
-            settle(connection, delivery, outcome, now);
+            try {
+                settle(connection, delivery, outcome, now);
+            } catch (SQLException e) {
+                putOff(connection, delivery, ifRefused, now, e);
+                throw e;
+            }
             return null;
         });
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
-        context.connections().use(connection -> JdbcTransaction.run(connection, -1, () -> {
-            if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) {
-                throw lost(delivery, "move to the dead-letter table");
+    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+        context.connections().use(connection -> {
+            try {
+                return JdbcTransaction.run(connection, -1, () -> {
+                    if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) {
+                        throw lost(delivery, "move to the dead-letter table");
+                    }
+                    return null;
+                });
+            } catch (SQLException e) {
+                // Rolled back: the row still holds its lease, which the retry moves to the back-off's end.
+                putOff(connection, delivery, ifRefused, now, e);
+                throw e;
             }
-            return null;
-        }));
+        });
     }
 
     @Override
@@ -103,6 +116,15 @@ final class Leased implements Claim {
                 return true;
             }
             return false;
+        }
+    }
+
+    /** Moves a row whose settlement was refused to the end of {@code delay}, keeping a failure with {@code refusal}. */
+    private void putOff(Connection connection, InFlight delivery, Duration delay, Instant now, SQLException refusal) {
+        try {
+            Settlements.putOff(connection, sql.retry(), delivery, delay, now, dialect);
+        } catch (SQLException | RuntimeException e) {
+            refusal.addSuppressed(e);
         }
     }
 

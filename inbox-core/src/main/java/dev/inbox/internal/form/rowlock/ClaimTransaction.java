@@ -13,6 +13,7 @@ import dev.inbox.spi.DeliveryTransactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -107,13 +108,13 @@ final class ClaimTransaction implements Claim {
     }
 
     @Override
-    public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
-        inTransaction(delivery, form.settlement(delivery, outcome, now));
+    public void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException {
+        inTransaction(delivery, form.settlement(delivery, outcome, now), now, ifRefused);
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
-        inTransaction(delivery, form.deadLettering(delivery, error, now));
+    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+        inTransaction(delivery, form.deadLettering(delivery, error, now), now, ifRefused);
     }
 
     @Override
@@ -142,7 +143,7 @@ final class ClaimTransaction implements Claim {
             @Override
             public void commitAck(Instant now) throws SQLException {
                 // The claim's only row: its ack commits the claim's transaction.
-                inTransaction(delivery, c -> Settlements.run(c, sql.ack(), delivery, Outcome.ack(), now,
+                commitWithAck(delivery, c -> Settlements.run(c, sql.ack(), delivery, Outcome.ack(), now,
                         context.dialect()));
             }
 
@@ -163,20 +164,80 @@ final class ClaimTransaction implements Claim {
         };
     }
 
-    /** Settles one delivery in the claim's transaction, committing when it was the claim's last. */
-    private synchronized void inTransaction(InFlight delivery, RowLockForm.InTransaction work) throws SQLException {
+    /**
+     * Settles one delivery in the claim's transaction, committing when it was the claim's last. A
+     * settlement the database refuses is undone alone (a step of the transaction), and the row is
+     * put off by {@code ifRefused} where the table can delay it; the claim's other rows and this
+     * row's counted attempt commit with the claim.
+     */
+    private synchronized void inTransaction(InFlight delivery, RowLockForm.InTransaction work, Instant now,
+            Duration ifRefused) throws SQLException {
         if (ended) {
             throw gone(delivery);
         }
         try {
-            work.run(connection);
-            settledAny = true;
-            done(delivery);
+            step(work);
         } catch (SQLException | RuntimeException e) {
-            // One failed statement ends the claim: its rows go back to the queue.
+            if (ended) {
+                throw e;
+            }
+            if (sql.retry() != null) {
+                try {
+                    step(c -> Settlements.putOff(c, sql.retry(), delivery, ifRefused, now, context.dialect()));
+                } catch (SQLException | RuntimeException putOff) {
+                    e.addSuppressed(putOff);
+                    if (ended) {
+                        throw e;
+                    }
+                }
+            }
+            settledAny = true; // the attempt counted by the claim commits
+            done(delivery);
+            throw e;
+        }
+        settledAny = true;
+        done(delivery);
+    }
+
+    /**
+     * The ack of a transactional delivery, the claim's only row, which commits the handler's
+     * writes with it. Where it fails, all of it rolls back, the writes too: the row comes back
+     * with its attempt unspent, and no write is kept without its ack.
+     */
+    private synchronized void commitWithAck(InFlight delivery, RowLockForm.InTransaction ack) throws SQLException {
+        if (ended) {
+            throw gone(delivery);
+        }
+        try {
+            ack.run(connection);
+        } catch (SQLException | RuntimeException e) {
             transaction.rollbackQuietly(e);
             acks.fail(context.reports(), e);
             end();
+            throw e;
+        }
+        settledAny = true;
+        done(delivery);
+    }
+
+    /**
+     * Runs {@code work} as a step of the claim's transaction. Where it fails, the step alone is
+     * undone and the failure thrown; where even that fails, the claim ends (its rows go back to
+     * the queue) before the failure is thrown.
+     */
+    private void step(RowLockForm.InTransaction work) throws SQLException {
+        try {
+            transaction.beginStep();
+            work.run(connection);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                transaction.undoStep();
+            } catch (SQLException undo) {
+                e.addSuppressed(undo);
+                transaction.rollbackQuietly(e);
+                acks.fail(context.reports(), e);
+                end();
+            }
             throw e;
         }
     }

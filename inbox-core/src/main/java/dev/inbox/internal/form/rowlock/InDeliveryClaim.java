@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -52,13 +53,39 @@ final class InDeliveryClaim implements Claim {
     }
 
     @Override
-    public void settle(InFlight delivery, Outcome outcome, Instant now) throws SQLException {
-        settleApart(delivery, form.settlement(delivery, outcome, now));
+    public void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException {
+        try {
+            settleApart(delivery, form.settlement(delivery, outcome, now));
+        } catch (SQLException e) {
+            putOff(delivery, now, ifRefused, e);
+            throw e;
+        }
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now) throws SQLException {
-        settleApart(delivery, form.deadLettering(delivery, error, now));
+    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+        try {
+            settleApart(delivery, form.deadLettering(delivery, error, now));
+        } catch (SQLException e) {
+            putOff(delivery, now, ifRefused, e);
+            throw e;
+        }
+    }
+
+    /**
+     * A settlement the database refused rolled back with its transaction: the row is locked again
+     * apart, its attempt counted again, and put off by {@code delay}; a failure is kept with
+     * {@code refusal}.
+     */
+    private void putOff(InFlight delivery, Instant now, Duration delay, SQLException refusal) {
+        if (sql.retry() == null) {
+            return;
+        }
+        try {
+            settleApart(delivery, c -> Settlements.putOff(c, sql.retry(), delivery, delay, now, dialect));
+        } catch (SQLException | RuntimeException e) {
+            refusal.addSuppressed(e);
+        }
     }
 
     @Override
