@@ -25,7 +25,7 @@ public interface BrokerListener {
         DEAD_LETTER,
         /** The settlement found the row no longer this delivery's (its lease expired and another claim took it). */
         LEASE_LOST,
-        /** The settlement statement failed; the row returns when its claim ends. */
+        /** The settlement statement failed; the row comes back after its retry back-off, or when its claim ends. */
         FAILED;
 
         /** The value of a metric attribute: {@code ack}, {@code dead_letter}, ... */

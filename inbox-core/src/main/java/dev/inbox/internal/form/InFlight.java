@@ -133,7 +133,7 @@ public final class InFlight implements Delivery {
      * Settles the row once: marks it settled and runs {@code settlement} under its monitor, so no
      * lease extension moves its token meanwhile, and returns what it returned; {@code whenSettled},
      * and nothing run, where the row had settled or was released (a shutdown's cut-off, say). The
-     * row stays settled when {@code settlement} fails: it then returns when its claim ends.
+     * row stays settled when {@code settlement} fails: its claim puts it off, or it returns when its claim ends.
      */
     public <R, E extends Exception> R settleOnce(R whenSettled, Settling<R, E> settlement) throws E {
         synchronized (this) {
