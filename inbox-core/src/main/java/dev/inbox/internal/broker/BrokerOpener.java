@@ -203,7 +203,8 @@ public final class BrokerOpener {
                     + " due again at once and the retry back-off cannot space its attempts; add a retry_after column"
                     + " (a nullable time, @RetryAfter) to the table and its description", queue, spec.table());
         }
-        SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(), deadLetter);
+        SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
+                deadLetter == null ? null : subscription.get(SubscriptionOption.DEAD_LETTER));
         Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
         FormContext context = new FormContext(queue, table.shape(), dialect, database, engine.transactions(), reports,
                 config.listener(), config.clock(), config.json(), table.binaryPayload(), deadLetter,
