@@ -186,6 +186,24 @@ public interface Dialect {
         return "SELECT COUNT(*) FROM " + quote(table);
     }
 
+    /**
+     * What keeps a column of {@code type} from holding what the engine keeps in a column of
+     * {@code role}: null where nothing does, else the problem and the type to use, as words that
+     * follow the column's name ("is DATE, which keeps no time of day: use TIMESTAMPTZ"). Asked at
+     * open for every such column of a queue table; a user's dialect that does not answer accepts all.
+     */
+    default String columnProblem(ColumnRole role, ColumnType type) {
+        return null;
+    }
+
+    /**
+     * True where a column keeps no more than its declared length (a {@code VARCHAR(255)}, a
+     * {@code BLOB}); SQLite keeps a value of any length in any column, whatever its type says.
+     */
+    default boolean keepsDeclaredLengths() {
+        return true;
+    }
+
     /** {@code time} as the database keeps it: the settlement compares the stored value exactly. */
     Instant stored(Instant time);
 

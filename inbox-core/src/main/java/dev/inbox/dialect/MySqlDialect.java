@@ -7,6 +7,8 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Isolation;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Capabilities;
+import dev.inbox.spi.ColumnRole;
+import dev.inbox.spi.ColumnType;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
@@ -19,8 +21,8 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.Map;
@@ -152,6 +154,24 @@ public final class MySqlDialect extends StandardDialect {
         if (connection.getTransactionIsolation() != isolationBefore) {
             connection.setTransactionIsolation(isolationBefore);
         }
+    }
+
+    /**
+     * Times in DATETIME, which holds every due time there is and no time zone (the engine keeps
+     * whole seconds, so any fractional digits do); TIMESTAMP ends in 2038 and follows the session's
+     * zone.
+     */
+    @Override
+    public String columnProblem(ColumnRole role, ColumnType type) {
+        String name = type.name().toUpperCase(java.util.Locale.ROOT);
+        if (role == ColumnRole.COUNTER) {
+            return name.contains("INT") ? null : "is " + name + ", not a whole number: use INT";
+        }
+        if (name.equals("TIMESTAMP")) {
+            return "is TIMESTAMP, which ends on 2038-01-19 and is read in each session's time zone: use DATETIME(6)";
+        }
+        return name.equals("DATETIME") ? null
+                : "is " + name + ", which cannot hold a time to the second: use DATETIME(6)";
     }
 
     @Override

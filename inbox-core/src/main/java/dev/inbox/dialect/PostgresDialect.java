@@ -6,24 +6,27 @@ import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Capabilities;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import dev.inbox.spi.ColumnRole;
+import dev.inbox.spi.ColumnType;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.RowLockStatements;
 import dev.inbox.spi.TableShape;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** PostgreSQL: a lease claim is one statement that locks due rows with SKIP LOCKED, leases and returns them. */
 public final class PostgresDialect extends StandardDialect {
@@ -80,6 +83,30 @@ public final class PostgresDialect extends StandardDialect {
     @Override
     public List<String> awaitNotifications(Connection listening, Duration timeout) throws SQLException {
         return PgNotifications.await(listening, timeout);
+    }
+
+    /**
+     * Times in TIMESTAMPTZ, to the microsecond where they are a lease's token: a TIMESTAMP without
+     * time zone is read in each session's zone, so servers in two zones disagree about every time.
+     */
+    @Override
+    public String columnProblem(ColumnRole role, ColumnType type) {
+        String name = type.name();
+        if (role == ColumnRole.COUNTER) {
+            return Set.of("int2", "int4", "int8").contains(name) ? null : "is " + name + ", not a whole number: use INTEGER";
+        }
+        if (name.equals("timestamp")) {
+            return "is TIMESTAMP WITHOUT TIME ZONE, whose times each session reads in its own time zone, so servers"
+                    + " in different zones disagree about them: use TIMESTAMPTZ";
+        }
+        if (!name.equals("timestamptz")) {
+            return "is " + name + ", which cannot hold a time to the microsecond: use TIMESTAMPTZ";
+        }
+        if (role == ColumnRole.LEASE && type.scale() < 6) {
+            return "is TIMESTAMPTZ(" + type.scale() + "), which rounds the lease's deadline, the token every ack and"
+                    + " extension must find again: use TIMESTAMPTZ (six fractional digits)";
+        }
+        return null;
     }
 
     @Override

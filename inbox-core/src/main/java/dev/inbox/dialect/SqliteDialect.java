@@ -5,6 +5,8 @@ import dev.inbox.InboxSpec;
 import dev.inbox.SqliteMode;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Capabilities;
+import dev.inbox.spi.ColumnRole;
+import dev.inbox.spi.ColumnType;
 import dev.inbox.spi.LeaseStatements;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -87,6 +89,12 @@ public final class SqliteDialect extends StandardDialect {
         return advisoryWithLocks(t, null, null, null);
     }
 
+    /** A column's declared type is an affinity: SQLite keeps a text or blob of any length in it. */
+    @Override
+    public boolean keepsDeclaredLengths() {
+        return false;
+    }
+
     /** SQLite has its transaction modes instead of isolation levels. */
     @Override
     public int deliveryIsolation(InboxSpec table) {
@@ -97,6 +105,26 @@ public final class SqliteDialect extends StandardDialect {
     public String takeWriteLock(TableShape t) {
         // Any write statement takes the lock when it starts, even one that matches no row.
         return "DELETE FROM " + t.table() + " WHERE 0 = 1";
+    }
+
+    /**
+     * Times as ISO-8601 text, which sorts as it compares: a column of INTEGER or REAL affinity
+     * suggests numbers the engine would never write there.
+     */
+    @Override
+    public String columnProblem(ColumnRole role, ColumnType type) {
+        String name = type.name().toUpperCase(java.util.Locale.ROOT);
+        if (name.isEmpty()) {
+            return null; // no declared type: the column keeps what is written
+        }
+        boolean integer = name.contains("INT");
+        if (role == ColumnRole.COUNTER) {
+            return integer ? null : "is " + name + ", not a whole number: use INTEGER";
+        }
+        if (integer || name.contains("REAL") || name.contains("FLOA") || name.contains("DOUB")) {
+            return "is " + name + ", a number, where the engine keeps times as ISO-8601 text: use TEXT";
+        }
+        return null;
     }
 
     @Override

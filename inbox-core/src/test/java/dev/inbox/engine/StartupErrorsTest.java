@@ -165,13 +165,13 @@ class StartupErrorsTest {
     }
 
     @Test
-    void aClaimThatDoesNotPrepareNamesItsStatement() {
-        // PostgreSQL types the claim's "attempt + 1" when it prepares it: a text attempt column fails there.
+    void aTextAttemptColumnIsRefusedByItsTypeBeforeAnyStatement() {
+        // Before its type was checked, PostgreSQL refused the claim's "attempt + 1" as it prepared it.
         TestDatabase.POSTGRES.execute("DROP TABLE IF EXISTS textattempt_jobs",
                 "CREATE TABLE textattempt_jobs (id BIGSERIAL PRIMARY KEY, attempt TEXT NOT NULL DEFAULT '1',"
                         + " locked_until TIMESTAMPTZ, payload BYTEA NOT NULL)");
         assertFails(() -> open(TestDatabase.POSTGRES, subscription("textattempt", Job.leaseTable("textattempt_jobs"))),
-                Kind.SCHEMA, "textattempt_jobs", "the lease claim statement", "\"attempt\" + 1");
+                Kind.SCHEMA, "textattempt_jobs", "column attempt is text, not a whole number", "use INTEGER");
     }
 
     @Test

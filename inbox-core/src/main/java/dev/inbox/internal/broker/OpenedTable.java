@@ -4,7 +4,9 @@ import dev.inbox.Column;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.QueueClock;
+import dev.inbox.internal.form.DeadLetters;
 import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.spi.ColumnType;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
 import java.sql.Connection;
@@ -33,6 +35,8 @@ final class OpenedTable {
     private final Sql insertUnique;
     private final boolean binaryPayload;
     private final long payloadCapacity;
+    /** The queue table's column types by name, as the driver reported them at open. */
+    private final Map<String, ColumnType> columnTypes;
     private final Sql notify;
     /** Multi-row inserts by row count, made as publishers need them. */
     private final Map<Integer, Sql> rowInserts = new java.util.concurrent.ConcurrentHashMap<>();
@@ -40,8 +44,9 @@ final class OpenedTable {
     private final int mostRowsInOneStatement;
 
     private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
-            Sql notify, int mostRowsInOneStatement) {
+            Map<String, ColumnType> columnTypes, Sql notify, int mostRowsInOneStatement) {
         this.shape = shape;
+        this.columnTypes = Map.copyOf(columnTypes);
         this.mostRowsInOneStatement = mostRowsInOneStatement;
         this.insert = insert;
         this.insertUnique = insertUnique;
@@ -70,6 +75,7 @@ final class OpenedTable {
         String probe = dialect.columnProbe(quoted.get(spec.table()),
                 spec.columns().stream().map(c -> quoted.get(c.name())).toList());
         Map<String, String> types = new HashMap<>();
+        Map<String, ColumnType> columnTypes = new HashMap<>();
         long capacity = 0;
         Column payload = spec.payload().orElseThrow();
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
@@ -77,6 +83,8 @@ final class OpenedTable {
             List<Column> columns = spec.columns();
             for (int i = 0; i < columns.size(); i++) {
                 types.put(columns.get(i).name(), meta.getColumnTypeName(i + 1));
+                columnTypes.put(columns.get(i).name(),
+                        new ColumnType(meta.getColumnTypeName(i + 1), meta.getPrecision(i + 1), meta.getScale(i + 1)));
                 if (columns.get(i).equals(payload)) {
                     // What the column holds, where the database sets a limit below the largest int (a BLOB, a VARCHAR).
                     int precision = meta.getPrecision(i + 1);
@@ -86,6 +94,7 @@ final class OpenedTable {
         } catch (SQLException e) {
             throw schema(spec, "column check", probe, e);
         }
+        ColumnTypes.check(spec, dialect, columnTypes);
         TableShape shape = new TableShape(spec, quoted::get, types);
         Sql insert = new Sql("insert", dialect.insert(shape));
         prepare(connection, dialect, spec, insert);
@@ -97,7 +106,7 @@ final class OpenedTable {
         }
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
-        return new OpenedTable(shape, insert, insertUnique, binary, capacity, notify,
+        return new OpenedTable(shape, insert, insertUnique, binary, capacity, columnTypes, notify,
                 sendsBatchesInBulk(connection.getMetaData()) ? MOST_ROWS_BEFORE_BULK : MOST_ROWS_IN_ONE_STATEMENT);
     }
 
@@ -159,12 +168,20 @@ final class OpenedTable {
         List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
         spec.headers().ifPresent(h -> columns.add("headers"));
         String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
-        try (Statement s = connection.createStatement()) {
-            s.executeQuery(probe).close();
+        Map<String, ColumnType> types = new HashMap<>();
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            for (int i = 0; i < columns.size(); i++) {
+                types.put(columns.get(i), new ColumnType(meta.getColumnTypeName(i + 1), meta.getPrecision(i + 1),
+                        meta.getScale(i + 1)));
+            }
         } catch (SQLException e) {
             throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
                     + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
                     + "): create it as README shows. Statement: " + probe, e);
+        }
+        if (dialect.keepsDeclaredLengths()) {
+            ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR);
         }
         return dialect.deadLetter(shape, deadTable, leased);
     }

@@ -9,8 +9,8 @@ import java.time.Instant;
 
 /** Moves a row into its dead-letter table, keeping payload, headers, attempt and the error text. */
 public final class DeadLetters {
-    /** Long enough for a message and the head of a cause; short enough for any text column. */
-    static final int MAX_ERROR = 2000;
+    /** The longest error text a move writes: a message and the head of its cause. */
+    public static final int MAX_ERROR = 2000;
 
     private DeadLetters() {}
 
