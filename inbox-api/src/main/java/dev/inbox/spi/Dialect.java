@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything database-specific: which database it serves and what it can do ({@link Capabilities}),
@@ -194,6 +195,18 @@ public interface Dialect {
      */
     default String columnProblem(ColumnRole role, ColumnType type) {
         return null;
+    }
+
+    /**
+     * The index {@code table}'s claims in {@code form} must read it through, found on {@code
+     * connection} when a subscription opens; empty where the database needs none, as where a locking
+     * claim locks only the rows it returns. The statements then name it ({@link TableShape#claimIndex}).
+     *
+     * @throws dev.inbox.InboxException {@code SCHEMA} where the claims need one and the table has none,
+     *                                  naming the index to create
+     */
+    default Optional<String> claimIndex(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
+        return Optional.empty();
     }
 
     /**

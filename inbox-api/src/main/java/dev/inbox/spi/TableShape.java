@@ -15,11 +15,28 @@ public final class TableShape {
     private final InboxSpec spec;
     private final Function<String, String> quote;
     private final Map<String, String> typeNames;
+    private final String claimIndex;
 
     public TableShape(InboxSpec spec, Function<String, String> quote, Map<String, String> typeNames) {
+        this(spec, quote, typeNames, null);
+    }
+
+    private TableShape(InboxSpec spec, Function<String, String> quote, Map<String, String> typeNames,
+            String claimIndex) {
         this.spec = spec;
         this.quote = quote;
         this.typeNames = Map.copyOf(typeNames);
+        this.claimIndex = claimIndex;
+    }
+
+    /** This shape, with the index its claims read through ({@link Dialect#claimIndex}). */
+    public TableShape withClaimIndex(String index) {
+        return new TableShape(spec, quote, typeNames, index);
+    }
+
+    /** The unquoted name of the index the claims must read the table through, where the dialect found one. */
+    public Optional<String> claimIndex() {
+        return Optional.ofNullable(claimIndex);
     }
 
     public InboxSpec spec() {

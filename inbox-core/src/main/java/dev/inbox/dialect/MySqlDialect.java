@@ -26,6 +26,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -236,9 +237,20 @@ public final class MySqlDialect extends StandardDialect {
         return "SELECT RELEASE_LOCK(SHA1(:key))";
     }
 
+    /** Where the table has a priority column: the index its locking claims read through ({@link MySqlClaimIndex}). */
+    @Override
+    public Optional<String> claimIndex(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
+        return MySqlClaimIndex.find(connection, table, form);
+    }
+
+    /** The table a locking claim reads, through its claim index where it has one. */
+    private String claimed(TableShape t) {
+        return t.table() + t.claimIndex().map(index -> " FORCE INDEX (" + quote(index) + ")").orElse("");
+    }
+
     @Override
     protected RowLockStatements rowLockStatements(TableShape t) {
-        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + due(t)
+        String select = "SELECT " + claimResult(t, "", false) + " FROM " + claimed(t) + " WHERE " + due(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String stamp = t.name(t.spec().attempt())
                 .map(a -> "UPDATE " + t.table() + " SET " + a + " = " + nextAttempt(t) + " WHERE " + t.id() + " = :id")
@@ -324,7 +336,7 @@ public final class MySqlDialect extends StandardDialect {
 
     @Override
     protected LeaseStatements leaseClaim(TableShape t, String extend, String ack, String retry, String drop) {
-        String select = "SELECT " + claimResult(t, "", false) + " FROM " + t.table() + " WHERE " + leaseDue(t)
+        String select = "SELECT " + claimResult(t, "", false) + " FROM " + claimed(t) + " WHERE " + leaseDue(t)
                 + " ORDER BY " + claimOrder(t) + " LIMIT :limit FOR UPDATE SKIP LOCKED";
         String stamp = "UPDATE " + t.table() + " SET " + leaseStamp(t) + " WHERE " + t.id() + " = :id";
         return new LeaseStatements(LeaseStatements.ClaimStyle.SELECT_THEN_STAMP, select, stamp, extend, ack, retry,

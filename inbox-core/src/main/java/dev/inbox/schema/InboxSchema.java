@@ -6,7 +6,6 @@ import dev.inbox.InboxSpec;
 import dev.inbox.engine.InboxBroker;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,8 +27,8 @@ import java.util.Optional;
  *
  * A queue table gets the payload type that holds any JSON (PostgreSQL {@code BYTEA}, MySQL and
  * MariaDB {@code LONGBLOB}, SQLite {@code BLOB}; text types for a {@code String} payload), an index
- * on the claim order where the table has group, priority or retry-after columns, a unique index on
- * its unique-key column, and on PostgreSQL the autovacuum settings a churning table needs. Names are
+ * in the claim's order where the table has a priority column, one on each group's first row where
+ * it has a group column, a unique index on its unique-key column, and on PostgreSQL the autovacuum settings a churning table needs. Names are
  * quoted as the engine quotes them, so a column named {@code group} works on every database.
  */
 public final class InboxSchema {
@@ -164,7 +163,8 @@ public final class InboxSchema {
         Column payload = spec.payload().orElseThrow();
         ddl.column(payload.name(), payloadType(shape) + " NOT NULL");
         claimOrder(spec).ifPresent(order -> ddl.index("claim", false, order));
-        spec.uniqueKey().ifPresent(c -> ddl.index("key", true, List.of(c.name())));
+        groupHeads(spec).ifPresent(heads -> ddl.index("group", false, heads));
+        spec.uniqueKey().ifPresent(c -> ddl.index("key", true, List.of(TableDdl.Key.ascending(c.name()))));
         if (database == SchemaDatabase.POSTGRESQL) {
             ddl.storage((fillfactor < 100 ? "fillfactor = " + fillfactor + ", " : "") + QUEUE_AUTOVACUUM);
         }
@@ -172,21 +172,22 @@ public final class InboxSchema {
     }
 
     /**
-     * The claim's order, {@code (group, priority, retry_after, id)} for the columns the table has;
-     * none where it has none of the first three (the primary key serves). Neither the lease nor the
-     * attempt column is indexed: claims update them, and on PostgreSQL an update of no indexed
-     * column stays on its page (HOT).
+     * The index that reads rows in the claim's order, {@code (priority DESC, id)}, where the table
+     * has a priority; without one the primary key is that order. On MySQL and MariaDB it is what
+     * keeps a claim to its own rows: a {@code FOR UPDATE} whose order must be sorted locks every
+     * ready row it read until its transaction ends, so one open claim leaves the others none.
+     * Neither the lease nor the attempt column is indexed: claims update them, and on PostgreSQL an
+     * update of no indexed column stays on its page (HOT).
      */
-    private static Optional<List<String>> claimOrder(InboxSpec spec) {
-        List<String> order = new ArrayList<>();
-        spec.group().ifPresent(c -> order.add(c.name()));
-        spec.priority().ifPresent(c -> order.add(c.name()));
-        spec.retryAfter().ifPresent(c -> order.add(c.name()));
-        if (order.isEmpty()) {
-            return Optional.empty();
-        }
-        order.add(spec.id().name());
-        return Optional.of(order);
+    private static Optional<List<TableDdl.Key>> claimOrder(InboxSpec spec) {
+        return spec.priority().map(p -> List.of(TableDdl.Key.descending(p.name()),
+                TableDdl.Key.ascending(spec.id().name())));
+    }
+
+    /** The index that finds each group's first row, {@code (group, id)}. */
+    private static Optional<List<TableDdl.Key>> groupHeads(InboxSpec spec) {
+        return spec.group().map(g -> List.of(TableDdl.Key.ascending(g.name()),
+                TableDdl.Key.ascending(spec.id().name())));
     }
 
     private List<String> deadLetter(QueueShape shape, String deadLetterTable) {

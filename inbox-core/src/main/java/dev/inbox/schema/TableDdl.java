@@ -27,7 +27,7 @@ final class TableDdl {
     }
 
     /** Adds an index named {@code <table>_<suffix>} on {@code on}, in order. */
-    TableDdl index(String suffix, boolean unique, List<String> on) {
+    TableDdl index(String suffix, boolean unique, List<Key> on) {
         indexes.add(new Index(unqualified(table) + "_" + suffix, unique, on));
         return this;
     }
@@ -68,9 +68,9 @@ final class TableDdl {
         return database == SchemaDatabase.SQLITE ? database.quote(unqualified(table)) : database.quote(table);
     }
 
-    private String quotedList(List<String> names) {
+    private String quotedList(List<Key> keys) {
         StringJoiner list = new StringJoiner(", ", "(", ")");
-        names.forEach(n -> list.add(database.quote(n)));
+        keys.forEach(k -> list.add(database.quote(Identifiers.check(k.name(), "column")) + (k.descending() ? " DESC" : "")));
         return list.toString();
     }
 
@@ -78,5 +78,16 @@ final class TableDdl {
         return table.substring(table.indexOf('.') + 1);
     }
 
-    private record Index(String name, boolean unique, List<String> on) {}
+    /** A column of an index, descending where the claim reads it from its highest value. */
+    record Key(String name, boolean descending) {
+        static Key ascending(String name) {
+            return new Key(name, false);
+        }
+
+        static Key descending(String name) {
+            return new Key(name, true);
+        }
+    }
+
+    private record Index(String name, boolean unique, List<Key> on) {}
 }

@@ -137,6 +137,42 @@ class OptionalColumnsTest {
         assertThat(order).as("%s, claims: %s", c, claims).containsExactly(3, 1, 4, 0, 2, 5);
     }
 
+    /**
+     * A claim in priority order locks the rows it takes and no others: on MySQL and MariaDB one whose
+     * order the server sorts locks every ready row until its transaction ends, and there a row lock
+     * claim held open by a long handler would leave the other workers nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aPriorityClaimLeavesTheRowsItDidNotTakeToTheNextClaim(FormCase c) throws InterruptedException {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of("prl_jobs", c.form(), ATTEMPT, PRIORITY);
+        table.create(db);
+        InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("optional", table.spec()).connect();
+        brokers.add(publisherOnly);
+        int[] priorities = {0, 5, 0, 10, 5, 0};
+        for (int i = 0; i < priorities.length; i++) {
+            publisherOnly.publisher("optional", Job.class).publish(new Job(i), PublishOptions.NONE.priority(priorities[i]));
+        }
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        List<Integer> others = new CopyOnWriteArrayList<>();
+        broker(db, table, 2, (job, d) -> {
+            if (job.n() == 3) {
+                held.await();
+            } else {
+                others.add(job.n());
+            }
+            return Outcome.ack();
+        });
+        try {
+            await(() -> others.size() == priorities.length - 1, "every other job delivered while job 3, of the"
+                    + " first claim, is in work (delivered: " + others + ")");
+        } finally {
+            held.countDown();
+        }
+        await(() -> db.count(table.name()) == 0, "all acked");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.inbox.engine.FormCase#all")
     void aGroupHasOneRowInWorkAtATimeInIdOrderAcrossWorkersAndBrokers(FormCase c) {

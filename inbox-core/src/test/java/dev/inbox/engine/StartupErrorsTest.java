@@ -164,6 +164,23 @@ class StartupErrorsTest {
                 "readonly_jobs", "the insert statement", "INSERT INTO");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "CONNECTOR_J"})
+    void aPriorityTableWithoutAnIndexInClaimOrderIsRefusedOnMariaDb(TestDatabase db) {
+        db.execute("DROP TABLE IF EXISTS prio_jobs",
+                "CREATE TABLE prio_jobs (id BIGINT AUTO_INCREMENT PRIMARY KEY, attempt SMALLINT NOT NULL DEFAULT 1,"
+                        + " locked_until DATETIME NULL, priority INTEGER NOT NULL DEFAULT 0, payload BLOB NOT NULL)",
+                "CREATE INDEX prio_jobs_ascending ON prio_jobs (priority, id)");
+        InboxSpec spec = Job.leaseTable("prio_jobs").priority(dev.inbox.Column.of("priority"));
+        assertFails(() -> open(db, subscription("prio", spec)), Kind.SCHEMA, "prio_jobs", "locks every ready row",
+                "CREATE INDEX prio_jobs_claim ON prio_jobs (priority DESC, id)");
+        broker.shutdown(Duration.ofSeconds(2));
+        db.execute("CREATE INDEX prio_jobs_claim ON prio_jobs (priority DESC, id)");
+        open(db, subscription("prio", spec)).publisher("prio", Job.class).publish(new Job(1),
+                dev.inbox.PublishOptions.NONE.priority(3));
+        Eventually.await(() -> db.count("prio_jobs") == 0, Duration.ofSeconds(30), () -> "the job, claimed through the index");
+    }
+
     @Test
     void aTextAttemptColumnIsRefusedByItsTypeBeforeAnyStatement() {
         // Before its type was checked, PostgreSQL refused the claim's "attempt + 1" as it prepared it.

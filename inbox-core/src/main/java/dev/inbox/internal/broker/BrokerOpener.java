@@ -27,6 +27,7 @@ import dev.inbox.internal.runner.SubscriptionRunner;
 import dev.inbox.internal.runner.Wakes;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.TableShape;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -206,14 +207,16 @@ public final class BrokerOpener {
         SettlementReports reports = new SettlementReports(queue, spec.table(), config.listener(),
                 deadLetter == null ? null : subscription.get(SubscriptionOption.DEAD_LETTER));
         Set<InFlight> inWork = ConcurrentHashMap.newKeySet();
-        FormContext context = new FormContext(queue, table.shape(), dialect, database, engine.transactions(), reports,
+        TableShape shape = dialect.claimIndex(connection, spec, claimForm).map(table.shape()::withClaimIndex)
+                .orElse(table.shape());
+        FormContext context = new FormContext(queue, shape, dialect, database, engine.transactions(), reports,
                 config.listener(), config.clock(), config.json(), table.binaryPayload(), deadLetter,
                 new FormContext.Workload(settings.workers(), settings.batchSize(), subscription.isBatch(),
                         settings.transactional()), inWork, sql -> preparesOrSays(connection, queue, sql));
         FormPlan plan = switch (claimForm) {
-            case LEASE -> LeaseForm.open(context, dialect.lease(table.shape()), lease);
-            case ROW_LOCK -> RowLockForm.open(context, dialect.rowLock(table.shape()));
-            case ADVISORY -> AdvisoryForm.open(context, dialect.advisory(table.shape()), database.identity());
+            case LEASE -> LeaseForm.open(context, dialect.lease(shape), lease);
+            case ROW_LOCK -> RowLockForm.open(context, dialect.rowLock(shape));
+            case ADVISORY -> AdvisoryForm.open(context, dialect.advisory(shape), database.identity());
         };
         for (Sql sql : plan.statements()) {
             OpenedTable.prepare(connection, dialect, spec, sql);
