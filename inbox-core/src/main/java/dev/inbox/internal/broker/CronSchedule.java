@@ -7,6 +7,9 @@ import com.cronutils.parser.CronParser;
 import dev.inbox.InboxException;
 import dev.inbox.RecurringJob;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 
 /**
@@ -56,10 +59,26 @@ public final class CronSchedule {
         return schedule;
     }
 
-    /** The first occurrence strictly after {@code time}; null when none comes. */
+    /**
+     * The first occurrence strictly after {@code time}; null when none comes. An occurrence whose
+     * local time falls in a gap of the zone (the hour a spring-forward skips) runs at the gap's end,
+     * as Quartz and Spring run it: cron-utils passes over it, and "02:30 every day" in
+     * Europe/Paris skipped the day the clocks go forward. Repeated local times (the autumn hour)
+     * stay as cron-utils reads them, once each.
+     */
     Instant nextAfter(Instant time) {
-        return times.nextExecution(ZonedDateTime.ofInstant(time, job.zone())).map(ZonedDateTime::toInstant)
+        ZoneId zone = job.zone();
+        Instant next = times.nextExecution(ZonedDateTime.ofInstant(time, zone)).map(ZonedDateTime::toInstant)
                 .orElse(null);
+        // The next occurrence on the zone's wall clock, read as if it had no transitions.
+        LocalDateTime wall = LocalDateTime.ofInstant(time, zone);
+        LocalDateTime local = times.nextExecution(wall.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime)
+                .orElse(null);
+        if (local == null || !zone.getRules().getValidOffsets(local).isEmpty()) {
+            return next;
+        }
+        Instant gapEnd = zone.getRules().getTransition(local).getInstant();
+        return gapEnd.isAfter(time) && (next == null || gapEnd.isBefore(next)) ? gapEnd : next;
     }
 
     /** The expression and zone as the schedule table keeps them. */
