@@ -38,10 +38,13 @@ final class HandlerFailures {
         String line = "queue " + queue + ": the handler failed on " + rows + " with " + describe(failure) + "; "
                 + next;
         if (firstOfItsKind(failure)) {
-            LOG.log(Level.WARNING, line + " (the stack trace follows once for each kind of failure)", failure);
+            LOG.log(Level.WARNING, line + " (the stack trace follows once for each kind of failure)",
+                    Redaction.redact(failure));
         } else {
             LOG.log(Level.WARNING, line);
-            LOG.log(Level.DEBUG, () -> line, failure);
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, line, Redaction.redact(failure));
+            }
         }
     }
 

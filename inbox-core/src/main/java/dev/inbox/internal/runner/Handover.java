@@ -2,6 +2,7 @@ package dev.inbox.internal.runner;
 
 import dev.inbox.internal.form.Dispatch;
 import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.jdbc.Redaction;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.util.List;
@@ -168,7 +169,7 @@ abstract sealed class Handover {
                     throw e;
                 }
                 // The rows were worked and their room given back: the claim itself went well.
-                LOG.log(Level.WARNING, "the application's context failed after a delivery", e);
+                LOG.log(Level.WARNING, "the application's context failed after a delivery", Redaction.redact(e));
             } finally {
                 if (!here.claimed) {
                     claiming.decrementAndGet();

@@ -9,6 +9,7 @@ import dev.inbox.internal.form.HandlerTransaction;
 import dev.inbox.internal.form.InFlight;
 import dev.inbox.internal.form.Settlements;
 import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.Redaction;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
@@ -294,7 +295,7 @@ final class Session implements Claim {
         try {
             connection.close();
         } catch (SQLException e) {
-            LOG.log(Level.DEBUG, "giving an advisory lock session back failed", e);
+            LOG.log(Level.DEBUG, "giving an advisory lock session back failed", Redaction.redact(e));
         }
     }
 }
