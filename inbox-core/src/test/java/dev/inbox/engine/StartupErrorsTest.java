@@ -229,6 +229,14 @@ class StartupErrorsTest {
     }
 
     @Test
+    void aRetryBackoffLongerThanItsLongestIsRefusedNamingBoth() {
+        Subscription<Job> s = subscription("backoff", Job.leaseTable("backoff_jobs")).retryBackoff(Duration.ofMinutes(10));
+        assertFails(() -> InboxBroker.fromUrl(TestDatabase.SQLITE.url()).subscribe(s), Kind.DECLARATION, "queue backoff",
+                "PT10M", "retry-backoff", "PT5M", "retry-backoff-max");
+        InboxBroker.fromUrl(TestDatabase.SQLITE.url()).subscribe(s.retryBackoffMax(Duration.ofMinutes(10)));
+    }
+
+    @Test
     void absurdOptionsAreRefusedWithTheirRange() {
         Subscription<Job> s = subscription("opts", Job.leaseTable("opts_jobs"));
         assertFails(() -> s.workers(0), Kind.DECLARATION, "workers", "between 1 and 1024");

@@ -219,11 +219,23 @@ class OptionWalkTest {
         assertThat(wait).isBetween(2_200L, 4_500L);
     }
 
-    /** The back-off never waits longer than its maximum. */
+    /**
+     * The doubled back-off never waits longer than its maximum: the second retry waits at most 1 s,
+     * where doubled it would wait at least 1.5 s (2 s, less up to a quarter).
+     */
     private static void retryBackoffMax(OptionWalkTest t) throws Exception {
-        long wait = t.firstRetryWait(s -> s.retryBackoff(Duration.ofSeconds(10))
-                .with(SubscriptionOption.RETRY_BACKOFF_MAX, Duration.ofMillis(300)));
-        assertThat(wait).isLessThan(2_000L);
+        List<Long> at = new CopyOnWriteArrayList<>();
+        long start = System.nanoTime();
+        t.subscribe((job, d) -> {
+            at.add(millisSince(start));
+            if (d.attempt() < 3) {
+                throw new IllegalStateException("attempt " + d.attempt() + " fails");
+            }
+            return Outcome.ack();
+        }, s -> s.retryBackoff(Duration.ofSeconds(1)).with(SubscriptionOption.RETRY_BACKOFF_MAX, Duration.ofSeconds(1)));
+        insert(1);
+        await(() -> at.size() == 3, "retried twice");
+        assertThat(at.get(2) - at.get(1)).isBetween(700L, 1_400L);
     }
 
     /** Milliseconds between a first attempt that throws and the second. */

@@ -211,6 +211,13 @@ public final class BrokerDraft {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " caps its attempts, but table "
                     + subscription.table().table() + " has no attempt column: add one (@Attempt) or remove maxAttempts");
         }
+        Duration backoff = subscription.get(SubscriptionOption.RETRY_BACKOFF);
+        Duration longest = subscription.get(SubscriptionOption.RETRY_BACKOFF_MAX);
+        if (backoff.compareTo(longest) > 0) {
+            throw new InboxException(Kind.DECLARATION, "queue " + queue + " waits " + backoff + " after a failed attempt"
+                    + " (retry-backoff), longer than the longest wait it allows, " + longest + " (retry-backoff-max):"
+                    + " lower retry-backoff or raise retry-backoff-max");
+        }
         if (subscription.isBatch() && subscription.get(SubscriptionOption.TRANSACTIONAL)) {
             throw new InboxException(Kind.DECLARATION, "queue " + queue + " has a batch handler declared transactional:"
                     + " transactional mode serves single deliveries; remove transactional or take one payload per call");
