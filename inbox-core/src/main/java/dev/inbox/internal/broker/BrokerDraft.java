@@ -182,8 +182,9 @@ public final class BrokerDraft {
     }
 
     /**
-     * @throws InboxException {@code DECLARATION} for a declaration that cannot work, or a second
-     *                        subscription to one queue
+     * @throws InboxException {@code DECLARATION} for a declaration that cannot work, a second
+     *                        subscription to one queue, or one to a table another subscription reads
+     *                        with another payload type
      */
     public synchronized void subscribe(Subscription<?> subscription) {
         Objects.requireNonNull(subscription, "subscription");
@@ -192,6 +193,16 @@ public final class BrokerDraft {
         if (subscriptions.containsKey(subscription.queue())) {
             throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + " has a subscription on"
                     + " this broker already: subscribe each queue once (raise its workers for more concurrency)");
+        }
+        for (Subscription<?> other : subscriptions.values()) {
+            if (other.table().table().equalsIgnoreCase(subscription.table().table())
+                    && !other.payloadType().equals(subscription.payloadType())) {
+                // A row carries no queue: each subscription would claim the other's rows and fail to read them.
+                throw new InboxException(Kind.DECLARATION, "queues " + other.queue() + " and " + subscription.queue()
+                        + " both subscribe to table " + subscription.table().table() + ", with payloads of "
+                        + other.payloadType().getTypeName() + " and " + subscription.payloadType().getTypeName()
+                        + ", and each would take the other's rows: give each payload type a table of its own");
+            }
         }
         route(subscription.queue(), subscription.table());
         subscriptions.put(subscription.queue(), subscription);
