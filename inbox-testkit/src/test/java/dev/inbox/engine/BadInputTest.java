@@ -45,6 +45,19 @@ class BadInputTest {
         }
     }
 
+    /** Before, a JSON null reached the handler as a null payload, which no publish can make. */
+    @Test
+    void aJsonNullPayloadIsDeadLetteredWithItsReason() {
+        List<Job> seen = new CopyOnWriteArrayList<>();
+        try (InboxTestKit kit = kit(seen).start()) {
+            kit.execute("INSERT INTO bad_jobs (payload) VALUES ('null')");
+            kit.awaitCount("bad_dead", 1);
+            assertThat(kit.query("SELECT error FROM bad_dead").get(0).get("error").toString())
+                    .contains("cannot be decoded", "JSON null");
+            assertThat(seen).isEmpty();
+        }
+    }
+
     @Test
     void aPayloadOfTheWrongShapeOrNamingAClassIsDeadLetteredNotInstantiated() {
         List<Job> seen = new CopyOnWriteArrayList<>();

@@ -98,7 +98,7 @@ public final class Deliverer<T> {
         }
     }
 
-    /** A decoded payload (which may itself be null, for a JSON {@code null}). */
+    /** A decoded payload, never null. */
     private record Decoded<T>(T payload) {}
 
     /**
@@ -117,7 +117,12 @@ public final class Deliverer<T> {
             if (delivery.payload() == null) {
                 throw new IOException("the payload column is NULL");
             }
-            return new Decoded<>(reader.readValue(delivery.payload()));
+            T payload = reader.readValue(delivery.payload());
+            if (payload == null) {
+                // No publish writes one (a null payload is refused): another program did.
+                throw new IOException("the payload is JSON null");
+            }
+            return new Decoded<>(payload);
         } catch (IOException e) {
             String type = reader.getValueType().toCanonical();
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
