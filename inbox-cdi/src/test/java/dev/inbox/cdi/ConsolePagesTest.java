@@ -14,6 +14,20 @@ import org.junit.jupiter.api.Test;
  */
 class ConsolePagesTest {
 
+    /** Before, fifty dead letters of 2 MB made a page of 100 MB. */
+    @Test
+    void aLongPayloadIsShownByItsHeadAndItsLength() {
+        String payload = "{\"blob\":\"" + "<".repeat(2_000_000) + "\"}";
+        DeadLetter big = new DeadLetter(1L, payload, "{\"h\":\"" + "x".repeat(5000) + "\"}", 3, "too big",
+                Instant.parse("2026-11-30T12:00:00Z"));
+        ConsoleServlet.QueueRow row = new ConsoleServlet.QueueRow("refunds", 0, 0, 0, 50, null, false, "UP",
+                new long[Throughput.MINUTES]);
+        String page = ConsolePages.queue("/app/inbox", "refunds", row, java.util.Collections.nCopies(50, big), "t");
+        assertThat(page.length()).as("fifty previews, not fifty payloads").isLessThan(1_000_000);
+        assertThat(page).contains("2,000,011 characters in all", "5,008 characters in all", "{&quot;blob&quot;:&quot;&lt;&lt;")
+                .doesNotContain("<<");
+    }
+
     @Test
     void deadLettersAreEscapedWhateverTheyHold() {
         DeadLetter hostile = new DeadLetter("7\"><script>alert(1)</script>",
