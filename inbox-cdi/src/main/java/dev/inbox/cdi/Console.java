@@ -18,7 +18,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 final class Console {
     private static final System.Logger LOG = System.getLogger(Console.class.getName());
-    private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.-]+)+");
+    /** Segments of letters, digits, '_', '-' and '.', none of dots alone ({@code ..} would leave the console's path). */
+    private static final Pattern PATH = Pattern.compile("(/(?!\\.+(/|$))[A-Za-z0-9_.-]+)+");
     private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
 
     private Console() {}
@@ -28,11 +29,7 @@ final class Console {
         if (!config.getOptionalValue(ConfigKeys.CONSOLE_ENABLED, Boolean.class).orElse(true)) {
             return;
         }
-        String path = config.getOptionalValue(ConfigKeys.CONSOLE_PATH, String.class).orElse("/inbox").trim();
-        if (!PATH.matcher(path).matches()) {
-            throw new ConfigurationProblem("MicroProfile Config " + ConfigKeys.CONSOLE_PATH + " = " + path + " is not"
-                    + " a path of the web module: give one like /inbox or /admin/queues");
-        }
+        String path = path(config.getOptionalValue(ConfigKeys.CONSOLE_PATH, String.class).orElse("/inbox"));
         String role = config.getOptionalValue(ConfigKeys.CONSOLE_ROLE, String.class).orElse("inbox-admin").trim();
         if (!ROLE.matcher(role).matches()) {
             throw new ConfigurationProblem("MicroProfile Config " + ConfigKeys.CONSOLE_ROLE + " = " + role + " is not a"
@@ -50,5 +47,20 @@ final class Console {
         console.setServletSecurity(new ServletSecurityElement(new HttpConstraintElement(
                 ServletSecurity.TransportGuarantee.NONE, role)));
         LOG.log(Level.INFO, "Inbox: console at {0}{1} for role {2}", context.getContextPath(), path, role);
+    }
+
+    /**
+     * The console's path from {@code inbox.console.path}, trimmed.
+     *
+     * @throws ConfigurationProblem for one that is not a plain path of the web module
+     */
+    static String path(String configured) {
+        String path = configured.trim();
+        if (!PATH.matcher(path).matches()) {
+            throw new ConfigurationProblem("MicroProfile Config " + ConfigKeys.CONSOLE_PATH + " = " + path + " is not"
+                    + " a path of the web module: give one like /inbox or /admin/queues (segments of letters, digits,"
+                    + " '_', '-', '.', none of them . or ..)");
+        }
+        return path;
     }
 }
