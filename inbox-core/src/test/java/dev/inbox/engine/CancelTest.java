@@ -46,6 +46,30 @@ class CancelTest {
         return FormCase.all().toList();
     }
 
+    /**
+     * An id given as text is read as the table's ids are, the same on every database. Before,
+     * "abc" failed with PostgreSQL's own error, and MariaDB read it as job 0.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void anIdGivenAsTextIsReadAsTheTablesIdsAre(FormCase c) throws Exception {
+        TestDatabase db = c.db();
+        TestTable table = TestTable.of(TABLE, c.form(), ATTEMPT, RETRY_AFTER);
+        table.create(db);
+        InboxBroker operator = InboxBroker.fromDataSource(db.dataSource()).route("cancel", table.spec()).connect();
+        brokers.add(operator);
+        operator.publisher("cancel", Job.class).publish(new Job(1));
+        String id = String.valueOf(lastId(db));
+        for (String bad : List.of("abc", "1e3", "99999999999999999999")) {
+            assertThatThrownBy(() -> operator.cancel("cancel", bad)).isInstanceOfSatisfying(InboxException.class, e -> {
+                assertThat(e.kind()).isEqualTo(InboxException.Kind.DECLARATION);
+                assertThat(e.getMessage()).contains("job id '" + bad + "' is not a whole number", TABLE);
+            });
+        }
+        assertThat(operator.cancel("cancel", " " + id + " ")).isEqualTo(Cancellation.CANCELLED);
+        assertThat(db.count(TABLE)).isZero();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void aWaitingJobIsCancelledAJobInWorkIsLeftToItsHandler(FormCase c) throws Exception {

@@ -80,7 +80,8 @@ public final class DeadLetterRows {
     }
 
     /** Moves dead letter {@code id} back into the queue, as a new job on its first attempt. */
-    public void retry(Object id) {
+    public void retry(Object given) {
+        Object id = JobIds.of(target.table().shape(), given);
         try (Connection connection = target.database().open()) {
             JdbcTransaction.run(connection, -1, () -> {
                 if (dialect.capabilities().writeLocksDatabase()) {
@@ -115,7 +116,8 @@ public final class DeadLetterRows {
     }
 
     /** Deletes dead letter {@code id}. */
-    public void delete(Object id) {
+    public void delete(Object given) {
+        Object id = JobIds.of(target.table().shape(), given);
         try (Connection connection = target.database().open()) {
             if (deleteRow(connection, id) == 0) {
                 throw gone(id);

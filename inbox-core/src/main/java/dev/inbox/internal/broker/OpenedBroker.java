@@ -154,8 +154,9 @@ public final class OpenedBroker {
         wake(queue);
     }
 
-    public Cancellation cancel(String queue, Object id) {
+    public Cancellation cancel(String queue, Object given) {
         PublishQueue target = queues.get(known(queue));
+        Object id = JobIds.of(target.table().shape(), given);
         Database database = engine.database();
         JobCancel cancel = new JobCancel(database.dialect(), target.table().shape(), database.identity());
         try (Connection connection = database.open()) {
