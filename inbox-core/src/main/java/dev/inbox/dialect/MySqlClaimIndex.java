@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The index a MySQL or MariaDB claim in priority order reads through. InnoDB locks each row a
@@ -26,6 +28,8 @@ import java.util.Optional;
 final class MySqlClaimIndex {
     private static final String INDEXES = "SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM INFORMATION_SCHEMA.STATISTICS"
             + " WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX";
+
+    private static final Pattern MAJOR_MINOR = Pattern.compile("(\\d+)\\.(\\d+)");
 
     private MySqlClaimIndex() {}
 
@@ -64,14 +68,15 @@ final class MySqlClaimIndex {
         String priority = table.priority().orElseThrow().name();
         throw new InboxException(InboxException.Kind.SCHEMA, "table " + name + " orders its " + form + " claims by "
                 + priority + ", and has no index in that order, without which InnoDB locks every ready row a claim"
-                + " reads until the claim's transaction ends, leaving other claims none: create one, as in CREATE INDEX "
-                + bare + "_claim ON " + name + " (" + priority + " DESC, " + table.id().name() + ")" + olderMariaDb(connection));
+                + " reads until the claim's transaction ends, leaving other claims none: create one, as in"
+                + " CREATE INDEX " + bare + "_claim ON " + name + " (" + priority + " DESC, " + table.id().name() + ")"
+                + olderMariaDb(connection));
     }
 
     /** MariaDB builds an index declared descending in ascending order before 10.8. */
     private static String olderMariaDb(Connection connection) throws SQLException {
         String version = connection.getMetaData().getDatabaseProductVersion().toLowerCase(Locale.ROOT);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)").matcher(version);
+        Matcher m = MAJOR_MINOR.matcher(version);
         if (version.contains("mariadb") && m.find()) {
             int major = Integer.parseInt(m.group(1));
             int minor = Integer.parseInt(m.group(2));
