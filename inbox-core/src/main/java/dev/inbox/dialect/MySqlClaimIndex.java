@@ -58,14 +58,14 @@ final class MySqlClaimIndex {
                 }
             }
         }
-        List<String> order = List.of(key(table.priority().orElseThrow().name(), true), key(table.id().name(), false));
+        String priority = table.priority().orElseThrow().name();
+        List<String> order = List.of(key(priority, true), key(table.id().name(), false));
         for (Map.Entry<String, List<String>> index : indexes.entrySet()) {
             List<String> keys = index.getValue();
             if (keys.size() >= 2 && keys.subList(0, 2).equals(order)) {
                 return Optional.of(index.getKey());
             }
         }
-        String priority = table.priority().orElseThrow().name();
         throw new InboxException(InboxException.Kind.SCHEMA, "table " + name + " orders its " + form + " claims by "
                 + priority + ", and has no index in that order, without which InnoDB locks every ready row a claim"
                 + " reads until the claim's transaction ends, leaving other claims none: create one, as in"

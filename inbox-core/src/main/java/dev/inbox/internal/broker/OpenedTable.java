@@ -74,27 +74,19 @@ final class OpenedTable {
         }
         String probe = dialect.columnProbe(quoted.get(spec.table()),
                 spec.columns().stream().map(c -> quoted.get(c.name())).toList());
-        Map<String, String> types = new HashMap<>();
-        Map<String, ColumnType> columnTypes = new HashMap<>();
-        long capacity = 0;
-        Column payload = spec.payload().orElseThrow();
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
-            ResultSetMetaData meta = rs.getMetaData();
-            List<Column> columns = spec.columns();
-            for (int i = 0; i < columns.size(); i++) {
-                types.put(columns.get(i).name(), meta.getColumnTypeName(i + 1));
-                columnTypes.put(columns.get(i).name(),
-                        new ColumnType(meta.getColumnTypeName(i + 1), meta.getPrecision(i + 1), meta.getScale(i + 1)));
-                if (columns.get(i).equals(payload)) {
-                    // What the column holds, where the database sets a limit below the largest int (a BLOB, a VARCHAR).
-                    int precision = meta.getPrecision(i + 1);
-                    capacity = precision > 0 && precision < Integer.MAX_VALUE ? precision : 0;
-                }
-            }
+        Map<String, ColumnType> columnTypes;
+        try {
+            columnTypes = probeTypes(connection, probe, spec.columns().stream().map(Column::name).toList());
         } catch (SQLException e) {
             throw schema(spec, "column check", probe, e);
         }
         ColumnTypes.check(spec, dialect, columnTypes);
+        Column payload = spec.payload().orElseThrow();
+        // What the payload column holds where the database sets a limit (a BLOB, a VARCHAR); 0 for none.
+        long held = ColumnTypes.capacity(columnTypes.get(payload.name()));
+        long capacity = held == Long.MAX_VALUE ? 0 : held;
+        Map<String, String> types = new HashMap<>();
+        columnTypes.forEach((column, type) -> types.put(column, type.name()));
         TableShape shape = new TableShape(spec, quoted::get, types);
         Sql insert = new Sql("insert", dialect.insert(shape));
         prepare(connection, dialect, spec, insert);
@@ -168,13 +160,9 @@ final class OpenedTable {
         List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
         spec.headers().ifPresent(h -> columns.add("headers"));
         String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
-        Map<String, ColumnType> types = new HashMap<>();
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
-            ResultSetMetaData meta = rs.getMetaData();
-            for (int i = 0; i < columns.size(); i++) {
-                types.put(columns.get(i), new ColumnType(meta.getColumnTypeName(i + 1), meta.getPrecision(i + 1),
-                        meta.getScale(i + 1)));
-            }
+        Map<String, ColumnType> types;
+        try {
+            types = probeTypes(connection, probe, columns);
         } catch (SQLException e) {
             throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
                     + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
@@ -184,6 +172,20 @@ final class OpenedTable {
             ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR);
         }
         return dialect.deadLetter(shape, deadTable, leased);
+    }
+
+    /** The types of {@code columns}, by name, as the driver reports them for {@code probe}, which selects them in order. */
+    private static Map<String, ColumnType> probeTypes(Connection connection, String probe, List<String> columns)
+            throws SQLException {
+        Map<String, ColumnType> types = new HashMap<>();
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(probe)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            for (int i = 0; i < columns.size(); i++) {
+                types.put(columns.get(i), new ColumnType(meta.getColumnTypeName(i + 1), meta.getPrecision(i + 1),
+                        meta.getScale(i + 1)));
+            }
+        }
+        return types;
     }
 
     /** Prepares {@code sql} on the server, turning a failure into {@code SCHEMA} naming table and statement. */
