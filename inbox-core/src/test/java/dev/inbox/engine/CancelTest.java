@@ -46,6 +46,14 @@ class CancelTest {
         return FormCase.all().toList();
     }
 
+    /** Creates {@code table} and connects a broker that only routes to it, as an operator's would. */
+    private InboxBroker operator(TestDatabase db, TestTable table) {
+        table.create(db);
+        InboxBroker operator = InboxBroker.fromDataSource(db.dataSource()).route("cancel", table.spec()).connect();
+        brokers.add(operator);
+        return operator;
+    }
+
     /**
      * An id given as text is read as the table's ids are, the same on every database. Before,
      * "abc" failed with PostgreSQL's own error, and MariaDB read it as job 0.
@@ -55,9 +63,7 @@ class CancelTest {
     void anIdGivenAsTextIsReadAsTheTablesIdsAre(FormCase c) throws Exception {
         TestDatabase db = c.db();
         TestTable table = TestTable.of(TABLE, c.form(), ATTEMPT, RETRY_AFTER);
-        table.create(db);
-        InboxBroker operator = InboxBroker.fromDataSource(db.dataSource()).route("cancel", table.spec()).connect();
-        brokers.add(operator);
+        InboxBroker operator = operator(db, table);
         operator.publisher("cancel", Job.class).publish(new Job(1));
         String id = String.valueOf(lastId(db));
         for (String bad : List.of("abc", "1e3", "99999999999999999999")) {
@@ -75,9 +81,7 @@ class CancelTest {
     void aWaitingJobIsCancelledAJobInWorkIsLeftToItsHandler(FormCase c) throws Exception {
         TestDatabase db = c.db();
         TestTable table = TestTable.of(TABLE, c.form(), ATTEMPT, RETRY_AFTER);
-        table.create(db);
-        InboxBroker operator = InboxBroker.fromDataSource(db.dataSource()).route("cancel", table.spec()).connect();
-        brokers.add(operator);
+        InboxBroker operator = operator(db, table);
         Publisher<Job> publisher = operator.publisher("cancel", Job.class);
 
         publisher.publish(new Job(1));

@@ -46,6 +46,15 @@ class OptionalColumnsTest {
         return broker;
     }
 
+    /** Publishes job {@code i} at {@code priorities[i]}, from a broker that only publishes. */
+    private void publishByPriority(TestDatabase db, TestTable table, int... priorities) {
+        InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("optional", table.spec()).connect();
+        brokers.add(publisherOnly);
+        for (int i = 0; i < priorities.length; i++) {
+            publisherOnly.publisher("optional", Job.class).publish(new Job(i), PublishOptions.NONE.priority(priorities[i]));
+        }
+    }
+
     private static void await(java.util.function.BooleanSupplier condition, String what) {
         Eventually.await(condition, Duration.ofSeconds(30), () -> what);
     }
@@ -114,12 +123,8 @@ class OptionalColumnsTest {
         TestDatabase db = c.db();
         TestTable table = TestTable.of("pr_jobs", c.form(), ATTEMPT, PRIORITY);
         table.create(db);
-        InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("optional", table.spec()).connect();
-        brokers.add(publisherOnly);
         int[] priorities = {0, 5, 0, 10, 5, 0};
-        for (int i = 0; i < priorities.length; i++) {
-            publisherOnly.publisher("optional", Job.class).publish(new Job(i), PublishOptions.NONE.priority(priorities[i]));
-        }
+        publishByPriority(db, table, priorities);
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<String> claims = new CopyOnWriteArrayList<>(); // should the order break, which claim took what
         broker(db, table, 1, (job, d) -> {
@@ -148,12 +153,8 @@ class OptionalColumnsTest {
         TestDatabase db = c.db();
         TestTable table = TestTable.of("prl_jobs", c.form(), ATTEMPT, PRIORITY);
         table.create(db);
-        InboxBroker publisherOnly = InboxBroker.fromUrl(db.url()).route("optional", table.spec()).connect();
-        brokers.add(publisherOnly);
         int[] priorities = {0, 5, 0, 10, 5, 0};
-        for (int i = 0; i < priorities.length; i++) {
-            publisherOnly.publisher("optional", Job.class).publish(new Job(i), PublishOptions.NONE.priority(priorities[i]));
-        }
+        publishByPriority(db, table, priorities);
         java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
         List<Integer> others = new CopyOnWriteArrayList<>();
         broker(db, table, 2, (job, d) -> {
