@@ -13,21 +13,28 @@ import java.util.TimerTask;
  * The engine's tasks as short {@link Work} under the server's WorkManager, and its timed signals
  * on a timer of the bootstrap context. No task outlives a slice of work or a delivery, so a server
  * that waits for its threads before it stops waits for those alone, and the WorkManager needs no
- * more threads than the deliveries in work.
+ * more threads than the deliveries in work. Once {@linkplain #stop() stopped}, every signal still
+ * scheduled is cancelled and new ones are dropped: a server whose executor is gone (Open Liberty
+ * after the adapter's stop) is never handed a task by a timer.
  */
 final class WorkManagerThreads implements Threads {
     private static final System.Logger LOG = System.getLogger(WorkManagerThreads.class.getName());
 
     private final WorkManager workManager;
     private final Timer timer;
+    private volatile boolean stopped;
 
     WorkManagerThreads(WorkManager workManager, Timer timer) {
         this.workManager = workManager;
         this.timer = timer;
     }
 
+    /** @throws IllegalStateException when the adapter has stopped, or the server refuses the task */
     @Override
     public void run(String name, Runnable task) {
+        if (stopped) {
+            throw new IllegalStateException("the Inbox resource adapter has stopped: task " + name + " does not run");
+        }
         try {
             workManager.scheduleWork(new Work() {
                 @Override
@@ -44,7 +51,7 @@ final class WorkManagerThreads implements Threads {
 
                 @Override
                 public void release() {
-                    // Every task returns within a slice of work or a delivery; a delivery ends at the drain timeout.
+                    // Open Liberty calls it after the adapter's stop, which has drained every delivery by then.
                 }
 
                 @Override
@@ -58,28 +65,40 @@ final class WorkManagerThreads implements Threads {
         }
     }
 
+    /** Drops {@code signal} once the adapter has stopped. */
     @Override
     public void schedule(Duration delay, Runnable signal) {
+        if (stopped) {
+            LOG.log(Level.DEBUG, "the Inbox resource adapter has stopped; a timed signal is dropped");
+            return;
+        }
         try {
             timer.schedule(new TimerTask() {
                 @Override
                 public void run() {
+                    if (stopped) {
+                        return;
+                    }
                     try {
                         signal.run();
                     } catch (RuntimeException e) {
-                        // A Timer whose task throws stops for good.
-                        LOG.log(Level.ERROR, "an Inbox timed signal failed", e);
+                        // Caught, since a Timer whose task throws stops for good.
+                        if (!stopped) {
+                            LOG.log(Level.ERROR, "an Inbox timed signal failed", e);
+                        }
                     }
                 }
             }, Math.max(0, delay.toMillis()));
         } catch (IllegalStateException e) {
-            // The adapter stopped and cancelled its timer: nothing runs any more.
+            // The server cancelled the timer: it is stopping the adapter.
             LOG.log(Level.DEBUG, "Inbox timer cancelled; a timed signal is dropped");
         }
     }
 
-    /** Stops the timer: the adapter has stopped. */
+    /** Cancels every signal still scheduled and refuses new tasks: the adapter has stopped. */
     void stop() {
+        stopped = true;
         timer.cancel();
+        timer.purge();
     }
 }
