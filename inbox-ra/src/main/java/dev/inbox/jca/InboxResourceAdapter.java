@@ -106,8 +106,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (registration.scheduleTable() != null) {
             broker.scheduleTable(registration.scheduleTable());
         }
+        // Called on the application's thread as it starts: its class loader tells its beans from others'.
         Registered registered = new Registered(broker, registration.drainTimeout() != null
-                ? registration.drainTimeout() : drainTimeout());
+                ? registration.drainTimeout() : drainTimeout(), Thread.currentThread().getContextClassLoader());
         Registered previous = brokers.put(registration.application(), registered);
         if (previous != null) {
             previous.shutdown();
@@ -120,10 +121,24 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         }
     }
 
-    /** An application's broker, and how long its deliveries in work may settle when it stops. */
-    private record Registered(InboxBroker broker, Duration drainTimeout) {
+    /**
+     * An application's broker, how long its deliveries in work may settle when it stops, and the
+     * application's class loader (null where the server set none).
+     */
+    private record Registered(InboxBroker broker, Duration drainTimeout, ClassLoader classes) {
+        /** Drains the broker; a second call waits for the first and returns its report. */
         ShutdownReport shutdown() {
-            return broker.shutdown(drainTimeout);
+            return shutdownCountingFrom(System.nanoTime());
+        }
+
+        /** Drains the broker within the drain timeout counted from {@code since} ({@link System#nanoTime()}). */
+        ShutdownReport shutdownCountingFrom(long since) {
+            Duration left = drainTimeout.minusNanos(System.nanoTime() - since);
+            return broker.shutdown(left.isNegative() ? Duration.ZERO : left);
+        }
+
+        boolean owns(Class<?> bean) {
+            return classes != null && loads(classes, bean);
         }
     }
 
@@ -241,11 +256,38 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
         EndpointActivation activation = endpoints.remove(factory);
         if (activation != null) {
+            drainApplicationOf(activation.beanClass(), factory);
             String bean = EndpointActivation.beanName(factory);
             activation.close(drainTimeout()).ifPresentOrElse(
                     report -> LOG.log(Level.INFO, "Inbox: bean {0} unsubscribed: {1}", bean, report),
                     () -> LOG.log(Level.INFO, "Inbox: bean {0} stopped before its subscription opened", bean));
         }
+    }
+
+    /**
+     * Begins, in the background, the drain of the brokers of the application whose bean is
+     * deactivated. Open Liberty deactivates every message-driven bean as it begins to quiesce, and
+     * stops the applications only once its quiesce has waited (up to 30 s) for the deliveries in
+     * work; drained from the deactivation on, the deliveries end by the drain timeout and the whole
+     * stop with them. The application's own stop ({@link #unregister}) then waits for this drain.
+     */
+    private void drainApplicationOf(Class<?> bean, MessageEndpointFactory factory) {
+        WorkManagerThreads running = threads;
+        // Counted from now: a Work may wait for a thread while the server's are busy.
+        long deactivated = System.nanoTime();
+        brokers.forEach((application, registered) -> {
+            if (running == null || !registered.owns(bean)) {
+                return;
+            }
+            LOG.log(Level.INFO, "Inbox: bean {0} deactivated: application {1} stops its handlers too, draining"
+                    + " them for up to {2} s", EndpointActivation.beanName(factory), application,
+                    registered.drainTimeout().toSeconds());
+            try {
+                running.run("inbox-drain " + application, () -> registered.shutdownCountingFrom(deactivated));
+            } catch (RuntimeException e) {
+                registered.shutdownCountingFrom(deactivated); // no thread to spare: drained here
+            }
+        });
     }
 
     /** A data source by its JNDI name. */

@@ -42,10 +42,7 @@ class EndpointActivationTest {
     @BeforeEach
     void start() throws Exception {
         server = new StandInServer();
-        adapter = new InboxResourceAdapter();
-        adapter.setDrainTimeout("1s");
-        adapter.dataSources(name -> server.dataSource());
-        adapter.start(server.bootstrap());
+        adapter = server.startAdapter();
     }
 
     @AfterEach
@@ -81,13 +78,7 @@ class EndpointActivationTest {
     }
 
     private long count(String rows) {
-        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return server.count(rows);
     }
 
     /** Writes the job's effect through the container's data source, then ends as its mode says (on the first attempt). */

@@ -70,6 +70,26 @@ final class StandInServer implements AutoCloseable {
         pool.close();
     }
 
+    /** An adapter started on this server with a 1 s drain timeout, every data source it looks up this one. */
+    InboxResourceAdapter startAdapter() throws jakarta.resource.spi.ResourceAdapterInternalException {
+        InboxResourceAdapter adapter = new InboxResourceAdapter();
+        adapter.setDrainTimeout("1s");
+        adapter.dataSources(name -> dataSource());
+        adapter.start(bootstrap());
+        return adapter;
+    }
+
+    /** The rows of a table, or of {@code "table WHERE condition"}. */
+    long count(String rows) {
+        try (Connection c = pool.getConnection(); var s = c.createStatement();
+                var rs = s.executeQuery("SELECT COUNT(*) FROM " + rows)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     BootstrapContext bootstrap() {
         WorkManager work = new WorkManager() {
             @Override
