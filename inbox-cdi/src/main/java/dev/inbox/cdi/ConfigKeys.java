@@ -25,6 +25,8 @@ final class ConfigKeys {
     static final String CONSOLE_PATH = "inbox.console.path";
     /** The role a user needs to open the console (default {@code inbox-admin}). */
     static final String CONSOLE_ROLE = "inbox.console.role";
+    /** Whether the health checks name each failing queue's table and the database's error (default false). */
+    static final String HEALTH_DETAILS = "inbox.health.details";
     /** The table of paused queues (default {@code inbox_paused}). */
     static final String PAUSE_TABLE = "inbox.pause-table";
     /** The table of the recurring jobs' due times (default {@code inbox_schedule}). */
@@ -60,6 +62,7 @@ final class ConfigKeys {
         known.add(CONSOLE_ENABLED);
         known.add(CONSOLE_PATH);
         known.add(CONSOLE_ROLE);
+        known.add(HEALTH_DETAILS);
         known.add(PAUSE_TABLE);
         known.add(SCHEDULE_TABLE);
         for (String job : recurring) {

@@ -43,7 +43,10 @@ public final class ConfigReference {
                 new Key(ConfigKeys.SCHEDULE_TABLE, "`inbox_schedule`", "The table of the recurring jobs' next due times."),
                 new Key(ConfigKeys.CONSOLE_ENABLED, "true", "Set false to leave the console out of the application."),
                 new Key(ConfigKeys.CONSOLE_PATH, "`/inbox`", "Where the web module serves the console."),
-                new Key(ConfigKeys.CONSOLE_ROLE, "`inbox-admin`", "The role a user needs to open the console.")));
+                new Key(ConfigKeys.CONSOLE_ROLE, "`inbox-admin`", "The role a user needs to open the console."),
+                new Key(ConfigKeys.HEALTH_DETAILS, "false", "Set true so that the MicroProfile Health checks say what"
+                        + " is wrong with a queue (its table, the database's error) to anyone who reads them; by"
+                        + " default they say DOWN, and the console's `api/health` says why.")));
         keys.add(new Key(RecurringMethod.KEY_PREFIX + "<name>.cron", "the `@Recurring` method's `cron`",
                 "The cron expression (six fields, seconds first) of the recurring job `<name>`."));
         keys.add(new Key(RecurringMethod.KEY_PREFIX + "<name>.zone", "the method's `zone`, else UTC",

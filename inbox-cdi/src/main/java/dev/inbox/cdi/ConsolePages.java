@@ -19,6 +19,13 @@ final class ConsolePages {
             + ".down{color:#b00020}pre{margin:0;max-width:40rem;white-space:pre-wrap;word-break:break-all}"
             + "form{display:inline}button{cursor:pointer}svg polyline{fill:none;stroke:#2b6cb0;stroke-width:1.5}";
 
+    /**
+     * The pages' Content-Security-Policy: nothing loads or runs but their own style sheet (by its
+     * hash), forms post only to the console, and no other page may frame them.
+     */
+    static final String POLICY = "default-src 'none'; style-src 'sha256-" + sha256(STYLE) + "'; form-action 'self';"
+            + " frame-ancestors 'none'; base-uri 'none'";
+
     /** The characters of a dead letter's payload or headers a list shows. */
     static final int PREVIEW = 2000;
 
@@ -154,6 +161,15 @@ final class ConsolePages {
         return "<svg class=\"sparkline\" width=\"" + width + "\" height=\"" + height + "\" viewBox=\"0 0 " + width + " "
                 + height + "\" role=\"img\"><title>" + total + " deliveries in the last hour</title><polyline points=\""
                 + points.toString().trim() + "\"/></svg>";
+    }
+
+    private static String sha256(String text) {
+        try {
+            return java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
     }
 
     private static String url(String text) {

@@ -1,11 +1,12 @@
 package dev.inbox.cdi;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inbox.DeadLetter;
+import dev.inbox.BrokerHealth;
 import dev.inbox.InboxException;
 import dev.inbox.QueueHealth;
 import dev.inbox.QueueStats;
 import dev.inbox.engine.InboxBroker;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -36,13 +38,38 @@ final class ConsoleServlet extends HttpServlet {
     private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_.-]{1,200}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final InboxStartup startup;
+    /** The methods the console answers; TRACE would echo a request back, its credentials too. */
+    static final String METHODS = "GET, HEAD, POST, DELETE";
+    private static final Set<String> ANSWERED = Set.of(METHODS.split(", "));
+
+    private final transient Supplier<InboxBroker> broker;
+    private final transient Supplier<BrokerHealth> health;
     private final Throughput throughput;
     private final transient ObjectMapper json = InboxBroker.defaultJson();
 
-    ConsoleServlet(InboxStartup startup, Throughput throughput) {
-        this.startup = startup;
+    /** A console of the broker {@code broker} supplies (and fails to before Inbox started), its health as {@code health} says. */
+    ConsoleServlet(Supplier<InboxBroker> broker, Supplier<BrokerHealth> health, Throughput throughput) {
+        this.broker = broker;
+        this.health = health;
         this.throughput = throughput;
+    }
+
+    /**
+     * Every answer, errors too, may not be framed by another page (clickjacking a Retry or a
+     * Delete), nor read as another type than it says; a method the console does not use is 405.
+     */
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws ServletException, IOException {
+        response.setHeader("X-Frame-Options", "DENY");
+        response.setHeader("Content-Security-Policy", ConsolePages.POLICY);
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        if (!ANSWERED.contains(request.getMethod())) {
+            response.setHeader("Allow", METHODS);
+            failed(request, response, 405, "the console answers " + METHODS + ", not " + request.getMethod());
+            return;
+        }
+        super.service(request, response);
     }
 
     @Override
@@ -84,13 +111,15 @@ final class ConsoleServlet extends HttpServlet {
             html(response, 200, ConsolePages.overview(base(request), overview(), token(request)));
         } else if (path.size() == 2 && path.get(0).equals("queues")) {
             String queue = queue(path.get(1));
-            html(response, 200, ConsolePages.queue(base(request), queue, row(queue), startup.broker()
+            html(response, 200, ConsolePages.queue(base(request), queue, row(queue), broker.get()
                     .deadLetters(queue, DEAD_LETTER_PAGE), token(request)));
         } else if (path.equals(List.of("api", "queues"))) {
             json(response, 200, overview());
+        } else if (path.equals(List.of("api", "health"))) {
+            json(response, 200, health());
         } else if (path.size() == 4 && path.get(0).equals("api") && path.get(1).equals("queues")
                 && path.get(3).equals("dead-letters")) {
-            json(response, 200, startup.broker().deadLetters(queue(path.get(2)), limit(request)));
+            json(response, 200, broker.get().deadLetters(queue(path.get(2)), limit(request)));
         } else {
             failed(request, response, 404, "no console page at " + request.getRequestURI());
         }
@@ -110,7 +139,7 @@ final class ConsoleServlet extends HttpServlet {
             return;
         }
         String queue = queue(action.get(1));
-        InboxBroker broker = startup.broker();
+        InboxBroker broker = this.broker.get();
         String back = base(request);
         if (action.size() == 3 && action.get(2).equals("pause")) {
             broker.pause(queue);
@@ -141,7 +170,7 @@ final class ConsoleServlet extends HttpServlet {
             failed(request, response, 403, "send the header " + API_HEADER + " with the console's API calls");
         } else if (path.size() == 5 && path.get(0).equals("api") && path.get(1).equals("queues")
                 && path.get(3).equals("dead-letters")) {
-            startup.broker().deleteDeadLetter(queue(path.get(2)), id(path.get(4)));
+            broker.get().deleteDeadLetter(queue(path.get(2)), id(path.get(4)));
             response.setStatus(204);
         } else {
             failed(request, response, 404, "no console action at " + request.getRequestURI());
@@ -153,11 +182,11 @@ final class ConsoleServlet extends HttpServlet {
             boolean paused, String health, long[] perMinute) {}
 
     private Map<String, QueueRow> overview() {
-        InboxBroker broker = startup.broker();
+        InboxBroker broker = this.broker.get();
         Map<String, QueueStats> stats = broker.stats();
         Set<String> paused = broker.paused();
         Map<String, String> health = new LinkedHashMap<>();
-        for (QueueHealth queue : startup.health().queues()) { // with the message-driven beans' queues
+        for (QueueHealth queue : this.health.get().queues()) { // with the message-driven beans' queues
             health.put(queue.queue(), queue.ready() && queue.live() ? "UP" : queue.problem());
         }
         Map<String, QueueRow> rows = new LinkedHashMap<>();
@@ -165,6 +194,17 @@ final class ConsoleServlet extends HttpServlet {
                 s.dead(), s.oldestReady() == null ? null : s.oldestReady().toSeconds(), paused.contains(queue),
                 health.get(queue), throughput.perMinute(queue))));
         return rows;
+    }
+
+    /** The health checks' answers with what is wrong in full, whatever {@code inbox.health.details} says. */
+    private Map<String, Object> health() {
+        BrokerHealth now = health.get();
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("ready", now.ready());
+        answer.put("live", now.live());
+        answer.put("readiness", InboxHealth.data(now, QueueHealth::ready, true));
+        answer.put("liveness", InboxHealth.data(now, QueueHealth::live, true));
+        return answer;
     }
 
     private QueueRow row(String queue) {

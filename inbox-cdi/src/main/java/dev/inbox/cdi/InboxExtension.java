@@ -48,6 +48,7 @@ public class InboxExtension implements Extension {
     private Duration drainTimeout;
     private String pauseTable;
     private String scheduleTable;
+    private boolean healthDetails;
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -151,6 +152,7 @@ public class InboxExtension implements Extension {
             drainTimeout = drainTimeout(config);
             pauseTable = table(config, ConfigKeys.PAUSE_TABLE);
             scheduleTable = table(config, ConfigKeys.SCHEDULE_TABLE);
+            healthDetails = flag(config, ConfigKeys.HEALTH_DETAILS);
             for (RecurringMethod job : recurring.values()) {
                 job.job(config, due -> null); // the keys it reads hold values it can use
             }
@@ -185,6 +187,22 @@ public class InboxExtension implements Extension {
                         + e.detail());
             }
         }).orElse(null);
+    }
+
+    /** A setting that is {@code true} or {@code false} (any case); false where unset. */
+    static boolean flag(Config config, String key) {
+        return config.getOptionalValue(key, String.class).map(String::trim).map(value -> {
+            if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+                throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key " + key + " = '"
+                        + value + "' is neither true nor false: write one of them");
+            }
+            return Boolean.parseBoolean(value);
+        }).orElse(false);
+    }
+
+    /** The application's {@code inbox.health.details}: whether its health checks say why a queue is down. */
+    boolean healthDetails() {
+        return healthDetails;
     }
 
     /** The application's {@code inbox.pause-table}; null for the adapter's {@code PauseTable} or the default. */

@@ -199,6 +199,11 @@ public class InboxStartup {
         return new BrokerHealth(own.running(), List.copyOf(all), own.listener());
     }
 
+    /** Whether the health checks say why a queue is down ({@code inbox.health.details}). */
+    boolean healthDetails() {
+        return extension.healthDetails();
+    }
+
     Throughput throughput() {
         return throughput;
     }

@@ -36,6 +36,11 @@ final class ConsoleApi {
         return send(request(path).header("X-Inbox-Console", "1").DELETE());
     }
 
+    /** {@code method url} with this user's credentials and no body: a page of the console, or any of the server's. */
+    HttpResponse<String> at(String method, String url) throws IOException, InterruptedException {
+        return send(requestTo(url).method(method, HttpRequest.BodyPublishers.noBody()));
+    }
+
     /** The body of {@code GET path}, for conditions awaited. */
     String body(String path) {
         try {
@@ -46,7 +51,11 @@ final class ConsoleApi {
     }
 
     private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(30));
+        return requestTo(BASE + path);
+    }
+
+    private HttpRequest.Builder requestTo(String url) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30));
         return authorization == null ? request : request.header("Authorization", authorization);
     }
 

@@ -23,14 +23,17 @@ import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * Inbox's console in a real browser (headless Chromium, Debian's chromium and chromium-driver,
- * driven by Selenium) against the sample on Open Liberty and PostgreSQL: its counts match the
- * tables, retrying a dead refund (once its cause is gone) gets it handled, pausing the refunds
- * queue holds a new refund back and resuming records it, and a user without the admin role is
- * refused. It leaves a screenshot of the console in target/console.png (docs/console.png is one).
+ * driven by Selenium) against the sample on Open Liberty and PostgreSQL (or the database
+ * {@code -Dinbox.test.console.db} names): its counts match the tables, its style sheet applies
+ * under its Content-Security-Policy, retrying a dead refund (once its cause is gone) gets it
+ * handled, pausing the refunds queue holds a new refund back and resuming records it, and a user
+ * without the admin role is refused. It leaves a screenshot of the console in target/console.png (docs/console.png is one).
  */
 class ConsoleInBrowserIT {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    /** The sample's database: PostgreSQL unless -Dinbox.test.console.db names another (sqlite, mariadb). */
+    private static final String DB = System.getProperty("inbox.test.console.db", "postgres");
 
     private final LibertyServer server = new LibertyServer();
     private final String password = "console-" + System.nanoTime();
@@ -64,9 +67,9 @@ class ConsoleInBrowserIT {
 
     @Test
     void anAdministratorSeesTheQueuesRetriesADeadRefundAndPausesAQueue() throws Exception {
-        database = new ItDatabase("postgres", server.outputDir());
+        database = new ItDatabase(DB, server.outputDir());
         database.drop(ItDatabase.SAMPLE_TABLES);
-        server.configure("postgres", List.of("sample.admin.password=" + password));
+        server.configure(DB, List.of("sample.admin.password=" + password));
         server.start();
         SampleApi api = server.api();
         for (int order = 1; order <= 3; order++) {
@@ -84,6 +87,8 @@ class ConsoleInBrowserIT {
         assertThat(cell(refunds, "in-work")).isEqualTo("0");
         assertThat(cell(refunds, "state")).isEqualTo("running");
         assertThat(cell(row("receipts"), "dead")).isEqualTo("0");
+        assertThat(browser.findElement(By.id("queues")).getCssValue("border-collapse"))
+                .as("the page's style sheet applies under its Content-Security-Policy").isEqualTo("collapse");
         assertThat(refunds.findElement(By.cssSelector("svg.sparkline title")).getAttribute("textContent"))
                 .isEqualTo("4 deliveries in the last hour");
         Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();

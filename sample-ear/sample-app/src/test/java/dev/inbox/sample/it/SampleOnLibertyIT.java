@@ -19,13 +19,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * settings a careless operator writes (each unknown key named once with the key meant, a bad value
  * failing the deployment in one clear line, an adapter bound nowhere), and the database stopped under
  * the running sample (a publish answers 503 with Retry-After; Inbox's MicroProfile Health readiness
- * is DOWN naming the queue and its table, and UP again once the database is back), and Inbox's
+ * is DOWN naming the queue, the console's api/health its table, and UP again once the database is
+ * back), the console's headers and TRACE, and Inbox's
  * metrics of a known load in the exporter the server logs to. The sample's behaviour on both
  * servers is {@link SampleIT}'s.
  */
 class SampleOnLibertyIT {
     private static final String READY = "http://127.0.0.1:9080/health/ready";
     private static final String LIVE = "http://127.0.0.1:9080/health/live";
+    private static final String PASSWORD = "console-" + System.nanoTime();
 
     private final LibertyServer server = new LibertyServer();
     private String db;
@@ -43,7 +45,7 @@ class SampleOnLibertyIT {
         dropTables();
         // Keys a careless operator might write: each is named in one warning with the key meant.
         server.configure(db, List.of("inbox.queue.refunds.wrokers=8", "inbox.queue.refundz.workers=8",
-                "inbox.bogus-option=1"));
+                "inbox.bogus-option=1", "sample.admin.password=" + PASSWORD));
         server.start();
         unknownKeysAreNamedWithTheKeyMeant();
         aDatabaseOutOfReachAnswers503WithRetryAfter();
@@ -101,16 +103,11 @@ class SampleOnLibertyIT {
      */
     @Test
     void theConsoleApiRetriesDeletesPausesAndRefusesOthers() throws Exception {
-        db = "mariadb";
-        dropTables();
-        String password = "console-" + System.nanoTime();
-        server.configure(db, List.of("sample.admin.password=" + password));
-        server.start();
+        ConsoleApi admin = startWithAdmin("mariadb");
         SampleApi api = server.api();
-        ConsoleApi admin = new ConsoleApi("admin", password);
         assertThat(new ConsoleApi(null, null).get("/api/queues").statusCode()).as("no credentials").isEqualTo(401);
         assertThat(new ConsoleApi("admin", "wrong").get("/api/queues").statusCode()).isEqualTo(401);
-        assertThat(new ConsoleApi("viewer", password).get("/api/queues").statusCode()).as("no role").isEqualTo(403);
+        assertThat(new ConsoleApi("viewer", PASSWORD).get("/api/queues").statusCode()).as("no role").isEqualTo(403);
         assertThat(admin.get("/api/queues").body()).contains("\"refunds\":{\"queue\":\"refunds\"");
 
         // A duplicate refund is dead-lettered; once its record is gone, a retry records it.
@@ -150,6 +147,71 @@ class SampleOnLibertyIT {
         assertThat(admin.get("/api/queues/thumbnails/dead-letters").statusCode()).as("no dead-letter table")
                 .isEqualTo(404);
         assertThat(admin.get("/").body()).contains("<h1>Inbox queues</h1>", "data-queue=\"refunds\"");
+    }
+
+    /**
+     * On SQLite: every console answer (a page, the API, an error) forbids framing and sniffing;
+     * TRACE is refused on the console and on the health endpoints; with its table renamed away, the
+     * refunds queue is DOWN in /health/ready without the table's name or the database's error, which
+     * the console's api/health tells the administrator, and which /health/ready tells too once
+     * {@code inbox.health.details=true}.
+     */
+    @Test
+    void theConsoleCannotBeFramedRefusesTraceAndHealthKeepsItsDetails() throws Exception {
+        ConsoleApi admin = startWithAdmin("sqlite");
+        for (String path : List.of("/", "/queues/refunds", "/api/queues", "/api/health", "/nowhere", "/api/nowhere")) {
+            HttpResponse<String> answer = admin.get(path);
+            assertThat(answer.headers().firstValue("X-Frame-Options")).as(path).contains("DENY");
+            assertThat(answer.headers().firstValue("X-Content-Type-Options")).as(path).contains("nosniff");
+            assertThat(answer.headers().firstValue("Content-Security-Policy")).as(path)
+                    .hasValueSatisfying(policy -> assertThat(policy).contains("frame-ancestors 'none'"));
+        }
+        for (String url : List.of(ConsoleApi.BASE + "/", ConsoleApi.BASE + "/api/queues")) {
+            HttpResponse<String> trace = admin.at("TRACE", url);
+            assertThat(trace.statusCode()).as("TRACE " + url + ": " + trace.body()).isEqualTo(405);
+            assertThat(trace.body()).as("TRACE " + url).doesNotContain("Authorization", "Basic ");
+        }
+        // The server's own answers: 403 for servlets (health), 405 for JAX-RS, 404 where the welcome page was.
+        for (String url : List.of(READY, LIVE, "http://127.0.0.1:9080/sample/api/refunds", "http://127.0.0.1:9080/")) {
+            HttpResponse<String> trace = admin.at("TRACE", url);
+            assertThat(trace.statusCode()).as("TRACE " + url + ": " + trace.body()).isIn(403, 404, 405);
+            assertThat(trace.body()).as("TRACE " + url).doesNotContain("Authorization", "Basic ");
+        }
+
+        database.execute("ALTER TABLE refund_jobs RENAME TO refund_jobs_away");
+        try {
+            await(() -> status(READY) == 503, "/health/ready DOWN with refund_jobs renamed away");
+            String ready = readyBody();
+            assertThat(ready).contains("\"queue refunds\":\"DOWN (the console's api/health says why")
+                    .doesNotContain("refund_jobs", "SQL");
+            await(() -> admin.body("/api/health").contains("claiming from table refund_jobs"),
+                    "the console's api/health naming the failing table");
+            assertThat(admin.body("/api/health")).contains("\"ready\":false");
+            assertThat(new ConsoleApi("viewer", PASSWORD).get("/api/health").statusCode()).as("no role").isEqualTo(403);
+        } finally {
+            database.execute("ALTER TABLE refund_jobs_away RENAME TO refund_jobs");
+        }
+        await(() -> status(READY) == 200, "/health/ready UP again with refund_jobs back");
+
+        server.stop();
+        server.configure(db, List.of("sample.admin.password=" + PASSWORD, "inbox.health.details=true"));
+        server.startAgain();
+        database.execute("ALTER TABLE refund_jobs RENAME TO refund_jobs_away");
+        try {
+            await(() -> readyBody().contains("claiming from table refund_jobs"),
+                    "/health/ready naming the failing table with inbox.health.details=true");
+        } finally {
+            database.execute("ALTER TABLE refund_jobs_away RENAME TO refund_jobs");
+        }
+    }
+
+    /** Starts the sample on {@code database}, its tables dropped, and signs in as its administrator. */
+    private ConsoleApi startWithAdmin(String database) throws Exception {
+        db = database;
+        dropTables();
+        server.configure(db, List.of("sample.admin.password=" + PASSWORD));
+        server.start();
+        return new ConsoleApi("admin", PASSWORD);
     }
 
     private static String firstId(String deadLetters) {
@@ -216,13 +278,15 @@ class SampleOnLibertyIT {
             assertThat(refused.headers().firstValue("Retry-After")).contains("5");
             assertThat(refused.body()).contains("the database is out of reach").doesNotContain("Exception")
                     .doesNotContain("SQL");
-            // MicroProfile Health: not ready, naming the queue and its table, while the loops still come round.
+            // MicroProfile Health: not ready, naming the queue, while the loops still come round.
             await(() -> status(READY) == 503, "/health/ready DOWN while the database is stopped");
-            // Each queue is DOWN once its own claim has failed: another queue's may fail first.
-            await(() -> readyBody().contains("claiming from table refund_jobs"),
-                    "/health/ready naming the refunds queue's failing claims");
-            assertThat(server.api().getAt(READY).body()).contains("\"inbox-ready\"", "DOWN",
-                    "queue refunds", "claiming from table refund_jobs");
+            // Each queue is DOWN once its own claim has failed: another queue's may fail first. The
+            // check says DOWN; the console's api/health says why, to the administrator.
+            ConsoleApi admin = new ConsoleApi("admin", PASSWORD);
+            await(() -> admin.body("/api/health").contains("claiming from table refund_jobs"),
+                    "the console's api/health naming the refunds queue's failing claims");
+            assertThat(server.api().getAt(READY).body()).contains("\"inbox-ready\"", "DOWN", "\"queue refunds\":\"DOWN")
+                    .doesNotContain("refund_jobs");
             assertThat(status(LIVE)).as("live: the claim loops come round with back-off").isEqualTo(200);
         } finally {
             startDatabase();
