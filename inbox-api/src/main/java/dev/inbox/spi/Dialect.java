@@ -188,6 +188,23 @@ public interface Dialect {
     }
 
     /**
+     * The head of {@code column}'s value (quoted): its first {@code :head} characters, or bytes where
+     * {@code binary}, so that a list of dead letters reads a preview, not every payload whole.
+     * Standard SQL by default.
+     */
+    default String head(String column, boolean binary) {
+        return "SUBSTRING(" + column + " FROM 1 FOR :head)";
+    }
+
+    /**
+     * The length in bytes of {@code column}'s value (quoted), a text column's in UTF-8, for a list
+     * that reads only its {@link #head}. Standard SQL by default.
+     */
+    default String octetLength(String column, boolean binary) {
+        return "OCTET_LENGTH(" + column + ")";
+    }
+
+    /**
      * What keeps a column of {@code type} from holding what the engine keeps in a column of
      * {@code role}: null where nothing does, else the problem and the type to use, as words that
      * follow the column's name ("is DATE, which keeps no time of day: use TIMESTAMPTZ"). Asked at

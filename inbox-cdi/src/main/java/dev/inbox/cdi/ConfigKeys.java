@@ -25,6 +25,8 @@ final class ConfigKeys {
     static final String CONSOLE_PATH = "inbox.console.path";
     /** The role a user needs to open the console (default {@code inbox-admin}). */
     static final String CONSOLE_ROLE = "inbox.console.role";
+    /** The most characters of one dead letter's payload its console page shows (default 1,000,000). */
+    static final String CONSOLE_PAYLOAD_LIMIT = "inbox.console.payload-limit";
     /** Whether the health checks name each failing queue's table and the database's error (default false). */
     static final String HEALTH_DETAILS = "inbox.health.details";
     /** The table of paused queues (default {@code inbox_paused}). */
@@ -63,6 +65,7 @@ final class ConfigKeys {
         known.add(CONSOLE_PATH);
         known.add(CONSOLE_ROLE);
         known.add(HEALTH_DETAILS);
+        known.add(CONSOLE_PAYLOAD_LIMIT);
         known.add(PAUSE_TABLE);
         known.add(SCHEDULE_TABLE);
         for (String job : recurring) {

@@ -44,6 +44,10 @@ public final class ConfigReference {
                 new Key(ConfigKeys.CONSOLE_ENABLED, "true", "Set false to leave the console out of the application."),
                 new Key(ConfigKeys.CONSOLE_PATH, "`/inbox`", "Where the web module serves the console."),
                 new Key(ConfigKeys.CONSOLE_ROLE, "`inbox-admin`", "The role a user needs to open the console."),
+                new Key(ConfigKeys.CONSOLE_PAYLOAD_LIMIT, "1000000", "The most characters (bytes, for a binary"
+                        + " payload column) of one dead letter's payload its console page and `api/.../dead-letters/{id}`"
+                        + " read from the database and show; lists show the first " + dev.inbox.DeadLetter.PREVIEW
+                        + "."),
                 new Key(ConfigKeys.HEALTH_DETAILS, "false", "Set true so that the MicroProfile Health checks say what"
                         + " is wrong with a queue (its table, the database's error) to anyone who reads them; by"
                         + " default they say DOWN, and the console's `api/health` says why.")));

@@ -36,7 +36,8 @@ final class Console {
                     + " role name: letters, digits, '_', '-', '.'");
         }
         ServletRegistration.Dynamic console = context.addServlet("inbox-console",
-                new ConsoleServlet(startup::broker, startup::health, startup.throughput()));
+                new ConsoleServlet(startup::broker, startup::health, startup.throughput(),
+                startup.payloadLimit()));
         if (console == null) {
             LOG.log(Level.WARNING, "Inbox: the web module already has a servlet named inbox-console; the console is"
                     + " not served");

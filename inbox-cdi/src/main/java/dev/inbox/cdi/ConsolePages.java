@@ -1,6 +1,8 @@
 package dev.inbox.cdi;
 
 import dev.inbox.DeadLetter;
+import java.io.IOException;
+import java.io.Writer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -74,8 +76,9 @@ final class ConsolePages {
             for (DeadLetter letter : dead) {
                 String id = String.valueOf(letter.id());
                 String action = base + "/queues/" + url(queue) + "/dead-letters/" + url(id);
-                page.append("<tr data-id=\"").append(escape(id)).append("\"><td>").append(escape(id))
-                        .append("</td><td><pre>").append(preview(letter.payload())).append("</pre></td><td><pre>")
+                page.append("<tr data-id=\"").append(escape(id)).append("\"><td><a href=\"").append(escape(action))
+                        .append("\">").append(escape(id)).append("</a></td><td><pre>").append(preview(letter))
+                        .append("</pre></td><td><pre>")
                         .append(letter.headers() == null ? "" : preview(letter.headers())).append("</pre></td>")
                         .append("<td class=\"n\">").append(letter.attempt()).append("</td><td><pre>")
                         .append(escape(letter.error())).append("</pre></td><td>")
@@ -98,8 +101,61 @@ final class ConsolePages {
             return escape(text);
         }
         int end = Character.isHighSurrogate(text.charAt(PREVIEW - 1)) ? PREVIEW - 1 : PREVIEW;
-        return escape(text.substring(0, end)) + "<span class=\"cut\">&hellip; ("
-                + String.format(java.util.Locale.ROOT, "%,d", text.length()) + " characters in all)</span>";
+        return escape(text.substring(0, end)) + cut(text.length(), "characters");
+    }
+
+    /**
+     * The head of a dead letter's payload as the engine read it for a list, escaped, and how long
+     * the whole is where it holds only the head; a head longer than a list shows is cut here too.
+     */
+    static String preview(DeadLetter letter) {
+        String payload = letter.payload();
+        if (payload.length() > PREVIEW) {
+            return preview(payload);
+        }
+        return escape(payload) + (letter.payloadCut() ? cut(letter.payloadLength(), "bytes") : "");
+    }
+
+    private static String cut(long length, String unit) {
+        return "<span class=\"cut\">&hellip; (" + String.format(java.util.Locale.ROOT, "%,d", length) + " " + unit
+                + " in all)</span>";
+    }
+
+    /**
+     * One dead letter's page: its payload as far as the console's limit reads it (escaped as it is
+     * written, a piece at a time), its headers, error, and Retry and Delete.
+     */
+    static void letter(Writer out, String base, String queue, DeadLetter letter, String token) throws IOException {
+        String id = String.valueOf(letter.id());
+        String action = base + "/queues/" + url(queue) + "/dead-letters/" + url(id);
+        StringBuilder head = start("Inbox dead letter " + id + " of " + queue);
+        head.append("<p><a href=\"").append(base).append("/queues/").append(url(queue)).append("\">&larr; queue ")
+                .append(escape(queue)).append("</a></p><h1>Dead letter ").append(escape(id)).append("</h1><p>Attempt ")
+                .append(letter.attempt()).append(", failed at ")
+                .append(letter.failedAt() == null ? "" : escape(letter.failedAt().toString())).append(". ")
+                .append(form(action + "/retry", token, "Retry")).append(' ').append(form(action + "/delete", token,
+                        "Delete")).append("</p><h2>Error</h2><pre id=\"error\">").append(escape(letter.error()))
+                .append("</pre><h2>Headers</h2><pre id=\"headers\">").append(escape(letter.headers()))
+                .append("</pre><h2>Payload</h2>");
+        if (letter.payloadCut()) {
+            head.append("<p id=\"payload-cut\" class=\"paused\">The first ")
+                    .append(String.format(java.util.Locale.ROOT, "%,d", letter.payload().length()))
+                    .append(" characters of ").append(String.format(java.util.Locale.ROOT, "%,d", letter.payloadLength()))
+                    .append(" bytes (MicroProfile Config ").append(ConfigKeys.CONSOLE_PAYLOAD_LIMIT)
+                    .append(" sets how many):</p>");
+        }
+        out.write(head.append("<pre id=\"payload\">").toString());
+        String payload = letter.payload();
+        int from = 0;
+        while (from < payload.length()) {
+            int to = Math.min(payload.length(), from + 8192);
+            if (to < payload.length() && Character.isHighSurrogate(payload.charAt(to - 1))) {
+                to--; // a pair of surrogates stays in one piece
+            }
+            out.write(escape(payload.substring(from, to)));
+            from = to;
+        }
+        out.write(end(new StringBuilder("</pre>")));
     }
 
     static String error(String base, int status, String message) {

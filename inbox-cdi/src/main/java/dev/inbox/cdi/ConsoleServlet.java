@@ -2,6 +2,7 @@ package dev.inbox.cdi;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.BrokerHealth;
+import dev.inbox.DeadLetter;
 import dev.inbox.InboxException;
 import dev.inbox.QueueHealth;
 import dev.inbox.QueueStats;
@@ -45,13 +46,20 @@ final class ConsoleServlet extends HttpServlet {
     private final transient Supplier<InboxBroker> broker;
     private final transient Supplier<BrokerHealth> health;
     private final Throughput throughput;
+    private final int payloadLimit;
     private final transient ObjectMapper json = InboxBroker.defaultJson();
 
-    /** A console of the broker {@code broker} supplies (and fails to before Inbox started), its health as {@code health} says. */
-    ConsoleServlet(Supplier<InboxBroker> broker, Supplier<BrokerHealth> health, Throughput throughput) {
+    /**
+     * A console of the broker {@code broker} supplies (and fails to before Inbox started), its
+     * health as {@code health} says, that reads at most {@code payloadLimit} characters of one dead
+     * letter's payload.
+     */
+    ConsoleServlet(Supplier<InboxBroker> broker, Supplier<BrokerHealth> health, Throughput throughput,
+            int payloadLimit) {
         this.broker = broker;
         this.health = health;
         this.throughput = throughput;
+        this.payloadLimit = payloadLimit;
     }
 
     /**
@@ -113,6 +121,11 @@ final class ConsoleServlet extends HttpServlet {
             String queue = queue(path.get(1));
             html(response, 200, ConsolePages.queue(base(request), queue, row(queue), broker.get()
                     .deadLetters(queue, DEAD_LETTER_PAGE), token(request)));
+        } else if (path.size() == 4 && path.get(0).equals("queues") && path.get(2).equals("dead-letters")) {
+            String queue = queue(path.get(1));
+            DeadLetter letter = broker.get().deadLetter(queue, id(path.get(3)), payloadLimit);
+            String token = token(request);
+            ConsolePages.letter(start(response, 200, "text/html;charset=UTF-8"), base(request), queue, letter, token);
         } else if (path.equals(List.of("api", "queues"))) {
             json(response, 200, overview());
         } else if (path.equals(List.of("api", "health"))) {
@@ -120,6 +133,13 @@ final class ConsoleServlet extends HttpServlet {
         } else if (path.size() == 4 && path.get(0).equals("api") && path.get(1).equals("queues")
                 && path.get(3).equals("dead-letters")) {
             json(response, 200, broker.get().deadLetters(queue(path.get(2)), limit(request)));
+        } else if (path.size() == 5 && path.get(0).equals("api") && path.get(1).equals("queues")
+                && path.get(3).equals("dead-letters")) {
+            DeadLetter letter = broker.get().deadLetter(queue(path.get(2)), id(path.get(4)), payloadLimit);
+            Map<String, Object> answer = json.convertValue(letter, new com.fasterxml.jackson.core.type.TypeReference<
+                    LinkedHashMap<String, Object>>() {});
+            answer.put("payloadCut", letter.payloadCut());
+            json(response, 200, answer);
         } else {
             failed(request, response, 404, "no console page at " + request.getRequestURI());
         }
@@ -310,16 +330,17 @@ final class ConsoleServlet extends HttpServlet {
     }
 
     private static void html(HttpServletResponse response, int status, String page) throws IOException {
-        response.setStatus(status);
-        response.setContentType("text/html;charset=UTF-8");
-        response.setHeader("Cache-Control", "no-store");
-        response.getWriter().write(page);
+        start(response, status, "text/html;charset=UTF-8").write(page);
     }
 
     private void json(HttpServletResponse response, int status, Object body) throws IOException {
+        start(response, status, "application/json;charset=UTF-8").write(json.writeValueAsString(body));
+    }
+
+    private static java.io.Writer start(HttpServletResponse response, int status, String type) throws IOException {
         response.setStatus(status);
-        response.setContentType("application/json;charset=UTF-8");
+        response.setContentType(type);
         response.setHeader("Cache-Control", "no-store");
-        response.getWriter().write(json.writeValueAsString(body));
+        return response.getWriter();
     }
 }

@@ -49,6 +49,7 @@ public class InboxExtension implements Extension {
     private String pauseTable;
     private String scheduleTable;
     private boolean healthDetails;
+    private int payloadLimit = PAYLOAD_LIMIT;
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -153,6 +154,7 @@ public class InboxExtension implements Extension {
             pauseTable = table(config, ConfigKeys.PAUSE_TABLE);
             scheduleTable = table(config, ConfigKeys.SCHEDULE_TABLE);
             healthDetails = flag(config, ConfigKeys.HEALTH_DETAILS);
+            payloadLimit = payloadLimit(config);
             for (RecurringMethod job : recurring.values()) {
                 job.job(config, due -> null); // the keys it reads hold values it can use
             }
@@ -198,6 +200,31 @@ public class InboxExtension implements Extension {
             }
             return Boolean.parseBoolean(value);
         }).orElse(false);
+    }
+
+    /** The console's payload limit where {@code inbox.console.payload-limit} is unset. */
+    static final int PAYLOAD_LIMIT = 1_000_000;
+
+    /** {@code inbox.console.payload-limit}: a whole number of characters from 1 to 100,000,000. */
+    static int payloadLimit(Config config) {
+        return config.getOptionalValue(ConfigKeys.CONSOLE_PAYLOAD_LIMIT, String.class).map(String::trim).map(value -> {
+            try {
+                int limit = Integer.parseInt(value.replace("_", ""));
+                if (limit >= 1 && limit <= 100_000_000) {
+                    return limit;
+                }
+            } catch (NumberFormatException e) {
+                // answered below
+            }
+            throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key "
+                    + ConfigKeys.CONSOLE_PAYLOAD_LIMIT + " = '" + value + "' is not a number of characters from 1 to"
+                    + " 100000000: write one, such as 1000000");
+        }).orElse(PAYLOAD_LIMIT);
+    }
+
+    /** The most characters of a dead letter's payload the console reads ({@code inbox.console.payload-limit}). */
+    int payloadLimit() {
+        return payloadLimit;
     }
 
     /** The application's {@code inbox.health.details}: whether its health checks say why a queue is down. */

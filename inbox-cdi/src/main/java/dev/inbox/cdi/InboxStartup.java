@@ -204,6 +204,11 @@ public class InboxStartup {
         return extension.healthDetails();
     }
 
+    /** The most characters of a dead letter's payload the console reads ({@code inbox.console.payload-limit}). */
+    int payloadLimit() {
+        return extension.payloadLimit();
+    }
+
     Throughput throughput() {
         return throughput;
     }

@@ -22,4 +22,16 @@ class ConsolePathTest {
         assertThatThrownBy(() -> Console.path(path)).isInstanceOf(ConfigurationProblem.class)
                 .hasMessageContaining("inbox.console.path").hasMessageContaining("none of them . or ..");
     }
+
+    /** {@code inbox.console.payload-limit}: a number of characters, else a refusal naming the key. */
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-5", "lots", "100000001", "1.5"})
+    void aPayloadLimitThatIsNoCountOfCharactersIsRefusedNamingTheKey(String value) {
+        assertThatThrownBy(() -> InboxExtension.payloadLimit(new MapConfig(java.util.Map.of(
+                ConfigKeys.CONSOLE_PAYLOAD_LIMIT, value)))).isInstanceOf(dev.inbox.InboxException.class)
+                .hasMessageContaining("inbox.console.payload-limit = '" + value + "' is not a number of characters");
+        assertThat(InboxExtension.payloadLimit(new MapConfig(java.util.Map.of(ConfigKeys.CONSOLE_PAYLOAD_LIMIT,
+                " 2_000 ")))).isEqualTo(2000);
+        assertThat(InboxExtension.payloadLimit(new MapConfig(java.util.Map.of()))).isEqualTo(1_000_000);
+    }
 }

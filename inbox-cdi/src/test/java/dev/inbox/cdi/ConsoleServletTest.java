@@ -38,6 +38,7 @@ class ConsoleServletTest {
     static final InboxSpec TABLE = InboxSpec.table("console_jobs", Column.of("id").generated())
             .payload(Column.of("payload")).attempt(Column.of("attempt").generated()).lease(Column.of("locked_until"));
     static final String DEAD = "console_dead";
+    static final int LIMIT = 5000;
 
     private final HttpClient http = HttpClient.newHttpClient();
     final AtomicReference<BrokerHealth> health = new AtomicReference<>();
@@ -50,13 +51,13 @@ class ConsoleServletTest {
         kit = InboxTestKit.sqlite();
         kit.execute(InboxSchema.of("sqlite").queue(TABLE).toArray(String[]::new));
         kit.execute(InboxSchema.of("sqlite").deadLetter(TABLE, DEAD).toArray(String[]::new));
-        kit.subscribe(Subscription.of("console", TABLE, Payload.class, (payload, delivery) -> Outcome.drop("no use")))
+        kit.subscribe(Subscription.of("console", TABLE, Payload.class, (payload, delivery) -> Outcome.drop("no use")).maxAttempts(1).deadLetter(DEAD))
                 .configure(broker -> broker.pollInterval(Duration.ofMillis(50))).start();
         health.set(kit.broker().health());
         server = new Server(new InetSocketAddress("127.0.0.1", 0));
         ServletContextHandler context = new ServletContextHandler("/app", ServletContextHandler.SESSIONS);
         context.addServlet(new ServletHolder(new ConsoleServlet(kit::broker, health::get,
-                new Throughput(Clock.systemUTC()))), "/inbox/*");
+                new Throughput(Clock.systemUTC()), LIMIT)), "/inbox/*");
         server.setHandler(context);
         server.start();
         base = "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort() + "/app/inbox";
@@ -117,6 +118,47 @@ class ConsoleServletTest {
                     .doesNotContain(ConsoleServlet.API_HEADER);
         }
         assertThat(send("HEAD", "/").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * Before, the API's list held every payload whole (limit=1000 of 2 MB each: 2 GB of JSON), and
+     * no page showed one dead letter. Now the list holds heads and lengths, and a letter's page and
+     * API read as much as the console's limit, escaped.
+     */
+    @Test
+    void aDeadLetterIsListedByItsHeadAndShownToTheLimitOnItsOwnPage() throws Exception {
+        String text = "<b>" + "x".repeat(20_000);
+        kit.publisher("console", Payload.class).publish(new Payload(text));
+        kit.publisher("console", Payload.class).publish(new Payload("small"));
+        kit.awaitCount(DEAD, 2);
+        String list = send("GET", "/api/queues/console/dead-letters").body();
+        assertThat(list.length()).as("two heads, not a whole payload").isLessThan(6_000);
+        assertThat(list).contains("\"payloadLength\":" + ("{\"text\":\"" + text + "\"}").length());
+        long big = kit.broker().deadLetters("console", 10).stream().filter(d -> d.payloadCut()).findFirst()
+                .orElseThrow().id() instanceof Number n ? n.longValue() : -1;
+        long small = kit.broker().deadLetters("console", 10).stream().filter(d -> !d.payloadCut()).findFirst()
+                .orElseThrow().id() instanceof Number n ? n.longValue() : -1;
+
+        String queuePage = send("GET", "/queues/console").body();
+        assertThat(queuePage).contains("<a href=\"/app/inbox/queues/console/dead-letters/" + big + "\">" + big + "</a>",
+                "20,014 bytes in all");
+        HttpResponse<String> page = send("GET", "/queues/console/dead-letters/" + big);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("X-Frame-Options")).contains("DENY");
+        assertThat(page.body()).contains("{&quot;text&quot;:&quot;&lt;b&gt;xxx", "id=\"payload-cut\"",
+                "The first 5,000 characters of 20,014 bytes", ConfigKeys.CONSOLE_PAYLOAD_LIMIT, "no use", "/retry\"")
+                .doesNotContain("<b>");
+        assertThat(page.body().length()).as("the limit's characters, not the payload's").isLessThan(8_000);
+        assertThat(send("GET", "/queues/console/dead-letters/" + small).body())
+                .contains("{&quot;text&quot;:&quot;small&quot;}").doesNotContain("payload-cut");
+
+        HttpResponse<String> one = send("GET", "/api/queues/console/dead-letters/" + big);
+        assertThat(one.body()).contains("\"payloadLength\":20014", "\"payloadCut\":true", "x".repeat(4_988))
+                .doesNotContain("x".repeat(4_989)); // 12 characters before them
+        assertThat(send("GET", "/api/queues/console/dead-letters/" + small).body()).contains("\"payloadCut\":false");
+        HttpResponse<String> gone = send("GET", "/api/queues/console/dead-letters/999");
+        assertThat(gone.statusCode()).isEqualTo(404);
+        assertThat(gone.body()).contains("has no dead letter 999");
     }
 
     /** The health checks keep a failing queue's table and error to themselves; the console's administrators read them. */

@@ -58,6 +58,17 @@ public final class PostgresDialect extends StandardDialect {
         return CAPABILITIES;
     }
 
+    /** A JSON or JSONB payload column has no substring: its text has. */
+    @Override
+    public String head(String column, boolean binary) {
+        return "SUBSTRING(" + column + (binary ? "" : "::text") + " FROM 1 FOR :head)";
+    }
+
+    @Override
+    public String octetLength(String column, boolean binary) {
+        return "OCTET_LENGTH(" + column + (binary ? "" : "::text") + ")";
+    }
+
     @Override
     public String listenChannel(String table) {
         // Table names are plain identifiers, so the channel is one too.

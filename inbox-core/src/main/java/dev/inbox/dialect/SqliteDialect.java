@@ -54,6 +54,18 @@ public final class SqliteDialect extends StandardDialect {
         return CAPABILITIES;
     }
 
+    /** SQLite has {@code substr}, not SQL's {@code SUBSTRING ... FROM ... FOR}. */
+    @Override
+    public String head(String column, boolean binary) {
+        return "substr(" + column + ", 1, :head)";
+    }
+
+    /** {@code length} counts a text's characters: its bytes are those of the text as a blob. */
+    @Override
+    public String octetLength(String column, boolean binary) {
+        return "length(CAST(" + column + " AS BLOB))";
+    }
+
     @Override
     public List<String> connectionInitSql() {
         return List.of("PRAGMA busy_timeout = 10000");

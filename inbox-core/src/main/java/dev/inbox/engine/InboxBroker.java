@@ -308,13 +308,26 @@ public final class InboxBroker implements AutoCloseable {
     }
 
     /**
-     * The dead letters of {@code queue}, newest first, at most {@code limit}.
+     * The dead letters of {@code queue}, newest first, at most {@code limit}, each with the head of
+     * its payload ({@link DeadLetter#PREVIEW} characters at most) and its whole length: the
+     * database sends no more. {@link #deadLetter} reads one with more.
      *
      * @throws InboxException {@code NOT_FOUND} for a queue this broker does not subscribe to with a
      *                        dead-letter table
      */
     public List<DeadLetter> deadLetters(String queue, int limit) {
         return deadLetterRows(queue, "list dead letters").list(limit);
+    }
+
+    /**
+     * Dead letter {@code id} of {@code queue} with at most {@code characters} of its payload (bytes,
+     * for a binary payload column): the database sends no more, so a cap keeps a payload of any size
+     * from filling the heap. {@link DeadLetter#payloadCut()} says whether it holds the whole.
+     *
+     * @throws InboxException {@code NOT_FOUND} as {@link #retryDeadLetter} does
+     */
+    public DeadLetter deadLetter(String queue, Object id, int characters) {
+        return deadLetterRows(queue, "read a dead letter").one(id, characters);
     }
 
     /**

@@ -135,6 +135,61 @@ class DeadLetterAdminTest {
                 .hasMessageContaining("declares none");
     }
 
+    record Note(String text) {}
+
+    /**
+     * Before, a list read every payload whole: fifty dead letters of 2 MB were 100 MB read for one
+     * page. Now a list reads the head of each (at most {@link DeadLetter#PREVIEW} characters) and its
+     * length in SQL, and one letter reads as much as asked, a character never cut in two.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"SQLITE, binary", "POSTGRES, binary", "MARIADB, binary",
+            "CONNECTOR_J, binary", "POSTGRES, text", "POSTGRES, jsonb", "MARIADB, text", "CONNECTOR_J, text"})
+    void aListReadsTheHeadOfEachPayloadAndItsLength(TestDatabase db, String payloadType) {
+        TestTable table = TestTable.of("admin_big_jobs", ClaimForm.LEASE, ATTEMPT);
+        table.create(db);
+        table.createDeadLetter(db, DEAD);
+        if (!payloadType.equals("binary")) {
+            for (String name : List.of("admin_big_jobs", DEAD)) {
+                db.execute(db == TestDatabase.POSTGRES ? "ALTER TABLE " + name + " ALTER COLUMN payload TYPE "
+                        + payloadType + " USING convert_from(payload, 'UTF8')::" + payloadType
+                        : "ALTER TABLE " + name + " MODIFY payload LONGTEXT NOT NULL");
+            }
+        }
+        kit = InboxTestKit.on(db.dataSource()).configure(b -> b.pollInterval(Duration.ofMillis(50)))
+                .subscribe(Subscription.of("big", table.spec(), Note.class, (note, d) -> Outcome.drop("kept"))
+                        .maxAttempts(1).deadLetter(DEAD))
+                .start();
+        // "é" is two bytes and "€" three: a head of bytes ends inside one of them at some length.
+        String text = "é€".repeat(5_000); // 25,000 bytes: a MariaDB BLOB holds 65,535
+        kit.publisher("big", Note.class).publish(new Note(text));
+        kit.publisher("big", Note.class).publish(new Note("small"));
+        kit.awaitCount(DEAD, 2);
+        long whole = ("{\"text\":\"" + text + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+
+        List<DeadLetter> dead = kit.broker().deadLetters("big", 10);
+        DeadLetter big = dead.stream().filter(DeadLetter::payloadCut).findFirst().orElseThrow();
+        // JSONB keeps its own text of the value: a space after the colon.
+        assertThat(big.payloadLength()).isEqualTo(whole + (payloadType.equals("jsonb") ? 1 : 0));
+        assertThat(big.payload().length()).isBetween(DeadLetter.PREVIEW / 3, DeadLetter.PREVIEW);
+        assertThat(big.payload().replace(": ", ":")).startsWith("{\"text\":\"é€é€").doesNotContain("\uFFFD");
+        DeadLetter small = dead.stream().filter(letter -> !letter.payloadCut()).findFirst().orElseThrow();
+        assertThat(small.payload().replace(" ", "")).isEqualTo("{\"text\":\"small\"}");
+        assertThat(small.payloadLength()).isEqualTo(small.payload().length());
+
+        for (int characters : List.of(12, 13, 14, 10_000)) {
+            DeadLetter head = kit.broker().deadLetter("big", big.id(), characters);
+            assertThat(head.payloadCut()).isTrue();
+            assertThat(head.payload().replace(": ", ":")).as(characters + " of " + payloadType).doesNotContain("\uFFFD")
+                    .startsWith("{\"text\":\"é");
+            assertThat(head.payload().length()).isLessThanOrEqualTo(characters);
+        }
+        assertThat(kit.broker().deadLetter("big", big.id(), 1_000_000).payload().replace(" ", ""))
+                .isEqualTo("{\"text\":\"" + text + "\"}");
+        assertThatThrownBy(() -> kit.broker().deadLetter("big", 987_654, 10)).isInstanceOfSatisfying(
+                InboxException.class, e -> assertThat(e.kind()).isEqualTo(InboxException.Kind.NOT_FOUND));
+    }
+
     private static DeadLetter letterOf(List<DeadLetter> dead, int n) {
         return dead.stream().filter(letter -> letter.payload().replace(" ", "").contains("\"n\":" + n)).findFirst()
                 .orElseThrow(() -> new AssertionError("no dead letter of job " + n + " in " + dead));

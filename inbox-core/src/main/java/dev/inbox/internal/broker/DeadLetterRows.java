@@ -34,6 +34,7 @@ public final class DeadLetterRows {
     private final Dialect dialect;
     private final boolean headers;
     private final Sql list;
+    private final Sql one;
     private final Sql read;
     private final Sql delete;
 
@@ -49,34 +50,69 @@ public final class DeadLetterRows {
         String table = dialect.quote(deadTable);
         String id = dialect.quote("id");
         String content = dialect.quote("payload") + (headers ? ", " + dialect.quote("headers") : "");
-        this.list = new Sql("dead letters", "SELECT " + id + ", " + content + ", " + dialect.quote("attempt") + ", "
-                + dialect.quote("error") + ", " + dialect.quote("failed_at") + " FROM " + table + " ORDER BY "
-                + dialect.quote("failed_at") + " DESC, " + id + " DESC LIMIT :limit");
+        boolean binary = target.table().binaryPayload();
+        String columns = "SELECT " + id + ", " + dialect.head(dialect.quote("payload"), binary) + ", "
+                + dialect.octetLength(dialect.quote("payload"), binary) + (headers ? ", " + dialect.quote("headers") : "")
+                + ", " + dialect.quote("attempt") + ", " + dialect.quote("error") + ", " + dialect.quote("failed_at")
+                + " FROM " + table;
+        this.list = new Sql("dead letters", columns + " ORDER BY " + dialect.quote("failed_at") + " DESC, " + id
+                + " DESC LIMIT :limit");
+        this.one = new Sql("dead letter head", columns + " WHERE " + id + " = :id");
         this.read = new Sql("dead letter", "SELECT " + content + " FROM " + table + " WHERE " + id + " = :id");
         this.delete = new Sql("dead letter delete", "DELETE FROM " + table + " WHERE " + id + " = :id");
     }
 
+    /** The newest {@code limit} dead letters, each with the head of its payload ({@link DeadLetter#PREVIEW}). */
     public List<DeadLetter> list(int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit = " + limit + ": list at least one dead letter");
         }
         try (Connection connection = target.database().open(); PreparedStatement ps = list.prepare(connection)) {
+            list.setInt(ps, "head", DeadLetter.PREVIEW);
             list.setInt(ps, "limit", limit);
             List<DeadLetter> rows = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    int column = 1;
-                    Object id = rs.getObject(column++);
-                    String payload = new String(readPayload(rs, column++), StandardCharsets.UTF_8);
-                    String headerText = headers ? rs.getString(column++) : null;
-                    rows.add(new DeadLetter(id, payload, headerText, rs.getInt(column++), rs.getString(column++),
-                            dialect.readTime(rs, column)));
+                    rows.add(letter(rs));
                 }
             }
             return rows;
         } catch (SQLException e) {
             throw failed("reading", e);
         }
+    }
+
+    /**
+     * Dead letter {@code id} with at most {@code characters} of its payload (bytes, for a binary
+     * payload column): the database sends no more.
+     */
+    public DeadLetter one(Object given, int characters) {
+        if (characters < 1) {
+            throw new IllegalArgumentException("characters = " + characters + ": read at least one of the payload");
+        }
+        Object id = JobIds.of(target.table().shape(), given);
+        try (Connection connection = target.database().open(); PreparedStatement ps = one.prepare(connection)) {
+            one.setInt(ps, "head", characters);
+            one.set(ps, "id", id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw gone(id);
+                }
+                return letter(rs);
+            }
+        } catch (SQLException e) {
+            throw failed("reading row " + id + " of", e);
+        }
+    }
+
+    private DeadLetter letter(ResultSet rs) throws SQLException {
+        Object id = rs.getObject(1);
+        long length = rs.getLong(3);
+        String payload = target.table().binaryPayload() ? text(rs.getBytes(2), length) : rs.getString(2);
+        int column = 4;
+        String headerText = headers ? rs.getString(column++) : null;
+        return new DeadLetter(id, payload, headerText, rs.getInt(column++), rs.getString(column++),
+                dialect.readTime(rs, column), length);
     }
 
     /** Moves dead letter {@code id} back into the queue, as a new job on its first attempt. */
@@ -150,6 +186,26 @@ public final class DeadLetterRows {
             }
         }
         return options;
+    }
+
+    /**
+     * The head of a binary payload as text: a head cut inside a character's bytes ends before that
+     * character, rather than in a replacement character.
+     */
+    static String text(byte[] head, long length) {
+        int end = head.length;
+        if (end < length) {
+            int start = end - 1;
+            while (start > 0 && start > end - 4 && (head[start] & 0xC0) == 0x80) {
+                start--; // a continuation byte: the character began earlier
+            }
+            int lead = start >= 0 ? head[start] & 0xFF : 0;
+            int size = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            if (start >= 0 && start + size > end) {
+                end = start;
+            }
+        }
+        return new String(head, 0, end, StandardCharsets.UTF_8);
     }
 
     /** A dead row's payload as bytes, from a binary or a text column as the queue's table has it. */
