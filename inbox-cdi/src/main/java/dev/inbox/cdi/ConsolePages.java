@@ -29,7 +29,7 @@ final class ConsolePages {
             + " frame-ancestors 'none'; base-uri 'none'";
 
     /** The characters of a dead letter's payload or headers a list shows. */
-    static final int PREVIEW = 2000;
+    static final int PREVIEW = DeadLetter.PREVIEW;
 
     private ConsolePages() {}
 
@@ -117,7 +117,7 @@ final class ConsolePages {
     }
 
     private static String cut(long length, String unit) {
-        return "<span class=\"cut\">&hellip; (" + String.format(java.util.Locale.ROOT, "%,d", length) + " " + unit
+        return "<span class=\"cut\">&hellip; (" + count(length) + " " + unit
                 + " in all)</span>";
     }
 
@@ -139,8 +139,8 @@ final class ConsolePages {
                 .append("</pre><h2>Payload</h2>");
         if (letter.payloadCut()) {
             head.append("<p id=\"payload-cut\" class=\"paused\">The first ")
-                    .append(String.format(java.util.Locale.ROOT, "%,d", letter.payload().length()))
-                    .append(" characters of ").append(String.format(java.util.Locale.ROOT, "%,d", letter.payloadLength()))
+                    .append(count(letter.payload().length()))
+                    .append(" characters of ").append(count(letter.payloadLength()))
                     .append(" bytes (MicroProfile Config ").append(ConfigKeys.CONSOLE_PAYLOAD_LIMIT)
                     .append(" sets how many):</p>");
         }
@@ -217,6 +217,11 @@ final class ConsolePages {
         return "<svg class=\"sparkline\" width=\"" + width + "\" height=\"" + height + "\" viewBox=\"0 0 " + width + " "
                 + height + "\" role=\"img\"><title>" + total + " deliveries in the last hour</title><polyline points=\""
                 + points.toString().trim() + "\"/></svg>";
+    }
+
+    /** {@code n} with its thousands marked, as every page writes a count. */
+    private static String count(long n) {
+        return String.format(java.util.Locale.ROOT, "%,d", n);
     }
 
     private static String sha256(String text) {

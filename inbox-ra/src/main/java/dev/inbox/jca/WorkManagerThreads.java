@@ -98,7 +98,6 @@ final class WorkManagerThreads implements Threads {
     /** Cancels every signal still scheduled and refuses new tasks: the adapter has stopped. */
     void stop() {
         stopped = true;
-        timer.cancel();
-        timer.purge();
+        timer.cancel(); // discards every signal still scheduled
     }
 }

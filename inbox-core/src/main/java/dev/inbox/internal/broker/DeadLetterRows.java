@@ -9,6 +9,10 @@ import dev.inbox.PublishOptions;
 import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -193,19 +197,16 @@ public final class DeadLetterRows {
      * character, rather than in a replacement character.
      */
     static String text(byte[] head, long length) {
-        int end = head.length;
-        if (end < length) {
-            int start = end - 1;
-            while (start > 0 && start > end - 4 && (head[start] & 0xC0) == 0x80) {
-                start--; // a continuation byte: the character began earlier
-            }
-            int lead = start >= 0 ? head[start] & 0xFF : 0;
-            int size = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-            if (start >= 0 && start + size > end) {
-                end = start;
-            }
+        // Not at the end of its input, the decoder leaves an incomplete last character unread.
+        CharBuffer text = CharBuffer.allocate(head.length);
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE);
+        boolean whole = head.length >= length;
+        decoder.decode(ByteBuffer.wrap(head), text, whole);
+        if (whole) {
+            decoder.flush(text);
         }
-        return new String(head, 0, end, StandardCharsets.UTF_8);
+        return text.flip().toString();
     }
 
     /** A dead row's payload as bytes, from a binary or a text column as the queue's table has it. */
