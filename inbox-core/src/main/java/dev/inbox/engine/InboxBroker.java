@@ -60,6 +60,8 @@ public final class InboxBroker implements AutoCloseable {
     public static final String DEFAULT_PAUSE_TABLE = "inbox_paused";
     /** The table of the recurring jobs' due times, unless {@link #scheduleTable} names another. */
     public static final String DEFAULT_SCHEDULE_TABLE = "inbox_schedule";
+    /** The table of each queue table's subscribers, unless {@link #subscriberTable} names another. */
+    public static final String DEFAULT_SUBSCRIBER_TABLE = "inbox_subscribers";
 
     private final Lifecycle lifecycle = new Lifecycle();
     /** The configuration, written until {@link #connect()}. */
@@ -71,7 +73,7 @@ public final class InboxBroker implements AutoCloseable {
 
     private InboxBroker(String url, Properties driverProperties, DataSource applicationDataSource) {
         this.draft = new BrokerDraft(url, driverProperties, applicationDataSource, lifecycle, DEFAULT_PAUSE_TABLE,
-                DEFAULT_SCHEDULE_TABLE, defaultJson(), new PlatformThreads());
+                DEFAULT_SCHEDULE_TABLE, DEFAULT_SUBSCRIBER_TABLE, defaultJson(), new PlatformThreads());
         this.publishers = new BrokerPublishers(lifecycle, draft);
     }
 
@@ -178,6 +180,18 @@ public final class InboxBroker implements AutoCloseable {
      */
     public InboxBroker scheduleTable(String table) {
         draft.scheduleTable(table);
+        return this;
+    }
+
+    /**
+     * The table where each broker declares how it reads each queue table it subscribes to (claim
+     * form and payload type), shared by every server on the database; default
+     * {@value #DEFAULT_SUBSCRIBER_TABLE}, written by {@code InboxSchema.subscriberTable()}. Where
+     * it exists, {@link #connect()} refuses a subscription whose table a live broker elsewhere
+     * reads another way; where it does not, nothing is checked.
+     */
+    public InboxBroker subscriberTable(String table) {
+        draft.subscriberTable(table);
         return this;
     }
 

@@ -11,7 +11,7 @@ import java.util.Optional;
 
 /**
  * The DDL of Inbox's tables on one database: a queue table from its description, its dead-letter
- * table, and the tables of paused queues and recurring jobs. Each method returns the statements
+ * table, and the tables of paused queues, recurring jobs and subscribers. Each method returns the statements
  * to run in order; nothing here touches a database.
  *
  * <pre>{@code
@@ -127,6 +127,26 @@ public final class InboxSchema {
                 .column("name", database.key(200) + " PRIMARY KEY")
                 .column("cron", database.key(200) + " NOT NULL")
                 .column("next_due", database.time() + " NOT NULL")
+                .statements();
+    }
+
+    /** The table of the subscriptions that read each queue table, at its default name, {@code inbox_subscribers}. */
+    public List<String> subscriberTable() {
+        return subscriberTable(InboxBroker.DEFAULT_SUBSCRIBER_TABLE);
+    }
+
+    /**
+     * The table where each broker declares how it reads each queue table ({@code
+     * broker.subscriberTable(name)}), so that a broker describing a table another way than a live
+     * one is refused at connect.
+     */
+    public List<String> subscriberTable(String name) {
+        return table(name)
+                .column("queue_table", database.key(200) + " NOT NULL")
+                .column("subscriber", database.key(200) + " NOT NULL")
+                .column("declaration", database.key(1000) + " NOT NULL")
+                .column("seen_at", database.time() + " NOT NULL")
+                .primaryKey(List.of(TableDdl.Key.ascending("queue_table"), TableDdl.Key.ascending("subscriber")))
                 .statements();
     }
 

@@ -12,6 +12,7 @@ final class TableDdl {
     private final boolean ifNotExists;
     private final List<String> columns = new ArrayList<>();
     private final List<Index> indexes = new ArrayList<>();
+    private List<Key> primaryKey = List.of();
     private String storage = "";
 
     TableDdl(SchemaDatabase database, String table, boolean ifNotExists) {
@@ -23,6 +24,12 @@ final class TableDdl {
     /** Adds a column: its name (checked and quoted here) and what follows it. */
     TableDdl column(String name, String definition) {
         columns.add(database.quote(Identifiers.check(name, "column")) + " " + definition);
+        return this;
+    }
+
+    /** Makes {@code on} the table's primary key, where no single column is. */
+    TableDdl primaryKey(List<Key> on) {
+        this.primaryKey = List.copyOf(on);
         return this;
     }
 
@@ -41,6 +48,9 @@ final class TableDdl {
     List<String> statements() {
         StringJoiner body = new StringJoiner(", ", "(", ")");
         columns.forEach(body::add);
+        if (!primaryKey.isEmpty()) {
+            body.add("PRIMARY KEY " + quotedList(primaryKey));
+        }
         if (database.inlineIndexes()) {
             indexes.forEach(index -> body.add((index.unique ? "UNIQUE KEY " : "KEY ") + database.quote(index.name)
                     + " " + quotedList(index.on)));

@@ -112,13 +112,14 @@ class SchemaDdlTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
-    void thePauseAndScheduleTablesServePausesAndRecurringJobs(TestDatabase db) throws Exception {
-        create(db, List.of("schema_lease_jobs", "schema_paused", "schema_schedule"), schema -> Stream.of(
-                schema.queue(LeaseJob.class), schema.pauseTable("schema_paused"), schema.scheduleTable("schema_schedule"))
+    void thePauseScheduleAndSubscriberTablesServeTheirBroker(TestDatabase db) throws Exception {
+        create(db, List.of("schema_lease_jobs", "schema_paused", "schema_schedule", "schema_subscribers"),
+                schema -> Stream.of(schema.queue(LeaseJob.class), schema.pauseTable("schema_paused"),
+                        schema.scheduleTable("schema_schedule"), schema.subscriberTable("schema_subscribers"))
                 .flatMap(List::stream).toList());
         Set<Integer> handled = ConcurrentHashMap.newKeySet();
         InboxBroker broker = InboxBroker.fromUrl(db.url()).pollInterval(Duration.ofMillis(100))
-                .pauseTable("schema_paused").scheduleTable("schema_schedule")
+                .pauseTable("schema_paused").scheduleTable("schema_schedule").subscriberTable("schema_subscribers")
                 .recurring(RecurringJob.of("schema-tick", "* * * * * *", "schema", Note.class, due -> new Note(7, "tick")))
                 .subscribe(Subscription.of("schema", LeaseJob.class, Note.class, (note, delivery) -> {
                     handled.add(note.n());
@@ -131,6 +132,7 @@ class SchemaDdlTest {
             broker.resume("schema");
             assertThat(broker.paused()).isEmpty();
             Eventually.await(() -> handled.contains(7), Duration.ofSeconds(30), () -> "a recurring job handled");
+            assertThat(db.count("schema_subscribers")).as("the subscription's declaration").isEqualTo(1);
         } finally {
             broker.shutdown();
         }

@@ -19,6 +19,7 @@ final class SchemaExamples {
                     .append(InboxSchema.script(schema.deadLetter(MakeThumbnail.class, "thumbnail_dead")))
                     .append(InboxSchema.script(schema.pauseTable()))
                     .append(InboxSchema.script(schema.scheduleTable()))
+                    .append(InboxSchema.script(schema.subscriberTable()))
                     .append("----\n\n");
         }
         return doc.toString();

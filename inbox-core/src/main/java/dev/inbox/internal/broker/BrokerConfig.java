@@ -33,6 +33,7 @@ import javax.sql.DataSource;
  * @param routes               every queue's table: those routed and those subscribed
  * @param scheduleTable        the table of the recurring jobs' next due times
  * @param recurring            the recurring jobs, in the order they were given
+ * @param subscriberTable      the table of each queue table's subscribers and their declarations
  */
 public record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
@@ -40,7 +41,8 @@ public record BrokerConfig(String url, Properties driverProperties, DataSource d
         BrokerListener listener,
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
-        List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring) {
+        List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring,
+        String subscriberTable) {
 
     public BrokerConfig {
         settings = Map.copyOf(settings);

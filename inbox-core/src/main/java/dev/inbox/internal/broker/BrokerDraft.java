@@ -43,6 +43,7 @@ public final class BrokerDraft {
     private Duration listenProbeInterval = Duration.ofSeconds(10);
     private String pauseTable;
     private String scheduleTable;
+    private String subscriberTable;
     private final Map<String, RecurringJob<?>> recurring = new LinkedHashMap<>();
     private final List<Dialect> dialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
@@ -62,13 +63,14 @@ public final class BrokerDraft {
      * @param driverProperties the driver's properties for {@code url}; null for {@code dataSource}
      */
     public BrokerDraft(String url, Properties driverProperties, DataSource dataSource, Lifecycle lifecycle,
-            String pauseTable, String scheduleTable, ObjectMapper json, Threads threads) {
+            String pauseTable, String scheduleTable, String subscriberTable, ObjectMapper json, Threads threads) {
         this.url = url;
         this.driverProperties = driverProperties;
         this.dataSource = dataSource;
         this.lifecycle = lifecycle;
         this.pauseTable = pauseTable;
         this.scheduleTable = scheduleTable;
+        this.subscriberTable = subscriberTable;
         this.json = json;
         this.threads = threads;
     }
@@ -113,6 +115,11 @@ public final class BrokerDraft {
     public synchronized void pauseTable(String table) {
         configuring("set the pause table");
         pauseTable = Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+    }
+
+    public synchronized void subscriberTable(String table) {
+        configuring("set the subscriber table");
+        subscriberTable = Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
     }
 
     public synchronized void scheduleTable(String table) {
@@ -261,7 +268,7 @@ public final class BrokerDraft {
         return new BrokerConfig(url, driverProperties, dataSource, settings, connectionLimit, listenProbeInterval,
                 pauseTable, dialects, clock, json, threads, listener, handlerContext, deliveryTransactions,
                 wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()), scheduleTable,
-                List.copyOf(recurring.values()));
+                List.copyOf(recurring.values()), subscriberTable);
     }
 
     /** Fails with {@code LIFECYCLE} (or {@code CLOSED}) once the broker has connected or shut down. */

@@ -56,6 +56,9 @@ public final class BrokerOpener {
     private final Map<String, SubscriptionRunner> runners = new LinkedHashMap<>();
     private final Map<String, String> deadLetterTables = new LinkedHashMap<>();
     private final Map<String, Runnable> channels = new LinkedHashMap<>();
+    /** What each subscribed table is declared as, for the subscriber table. */
+    private final Map<String, SubscriberTable.Declared> declared = new LinkedHashMap<>();
+    private SubscriberTable subscribers;
     private QueuePauses pauses;
     private RecurringJobs recurring;
     private boolean anyTransactional;
@@ -83,8 +86,9 @@ public final class BrokerOpener {
         Database database = Database.connect(config.url(), config.driverProperties(), config.dataSource(),
                 config.connectionLimit(), config.dialects());
         NotificationListener listener = null;
+        BrokerOpener opener = null;
         try {
-            BrokerOpener opener = new BrokerOpener(config, database);
+            opener = new BrokerOpener(config, database);
             opener.openQueues();
             listener = opener.listen();
             opener.budget.check(database.poolSize(), opener.anyTransactional);
@@ -92,8 +96,11 @@ public final class BrokerOpener {
             LOG.log(Level.INFO, "Inbox broker connected to {0} ({1}) and opened its queues", database.where(),
                     database.dialect().name());
             return new OpenedBroker(opener.engine, opener.queues, opener.runners, opener.deadLetterTables, listener,
-                    opener.pauses, opener.recurring);
+                    opener.pauses, opener.recurring, opener.subscribers);
         } catch (RuntimeException e) {
+            if (opener != null && opener.subscribers != null) {
+                opener.subscribers.stop(System.nanoTime() + Duration.ofSeconds(5).toNanos());
+            }
             if (listener != null) {
                 try {
                     listener.stop(System.nanoTime());
@@ -136,6 +143,9 @@ public final class BrokerOpener {
                         notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
                                 spec.table() + "." + spec.payload().orElseThrow().name()), config.listener()));
             }
+            // Last: a broker refused for another reason leaves no declaration behind.
+            subscribers = SubscriberTable.register(database, connection, config.subscriberTable(), config.clock(),
+                    declared);
         } catch (SQLException e) {
             throw database.unreachable(e);
         }
@@ -244,6 +254,8 @@ public final class BrokerOpener {
                         + " subscription wakes by its poll interval and local publishes", queue, dialect.name());
             }
         }
+        declared.put(spec.table(), new SubscriberTable.Declared(queue, claimForm + " form, payload "
+                + subscription.payloadType().getTypeName()));
         anyTransactional |= settings.transactional();
         budget.add(queue, runner.connections());
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),

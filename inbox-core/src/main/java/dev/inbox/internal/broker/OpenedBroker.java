@@ -45,6 +45,7 @@ public final class OpenedBroker {
     private final NotificationListener listener;
     private final QueuePauses pauses;
     private final RecurringJobs recurring;
+    private final SubscriberTable subscribers;
     /** Every part that runs, in the order they start: the listener, the subscriptions, the recurring jobs. */
     private final List<Service> services = new ArrayList<>();
     private Threads threads;
@@ -52,8 +53,9 @@ public final class OpenedBroker {
     /** @param listener null where no subscription listens for notifications */
     OpenedBroker(EngineContext engine, Map<String, PublishQueue> queues, Map<String, SubscriptionRunner> runners,
             Map<String, String> deadLetterTables, NotificationListener listener, QueuePauses pauses,
-            RecurringJobs recurring) {
+            RecurringJobs recurring, SubscriberTable subscribers) {
         this.pauses = pauses;
+        this.subscribers = subscribers;
         this.recurring = recurring;
         this.engine = engine;
         this.queues = Map.copyOf(queues);
@@ -77,7 +79,9 @@ public final class OpenedBroker {
         recurring.publishThrough(publishers, this::wake);
         try {
             Services.startAll(services, pool, STOP_AFTER_FAILED_START);
+            subscribers.start(pool);
         } catch (RuntimeException | Error e) {
+            subscribers.stop(System.nanoTime() + STOP_AFTER_FAILED_START.toNanos());
             try {
                 if (listener != null) {
                     listener.stop(System.nanoTime()); // its connection, where it never started
@@ -247,6 +251,7 @@ public final class OpenedBroker {
     public synchronized ShutdownReport shutdown(Duration drainTimeout) {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         ShutdownReport report = threads == null ? ShutdownReport.NONE : Services.stopAll(services, threads, deadline);
+        subscribers.stop(deadline + Services.GRACE.toNanos()); // after the handlers: their tables are read this way until they have settled
         engine.database().close();
         LOG.log(Level.INFO, "Inbox broker shut down: {0}", report);
         return report;

@@ -37,6 +37,7 @@ public class InboxTablesChange implements CustomSqlChange {
         }
         ddl.addAll(schema.pauseTable());
         ddl.addAll(schema.scheduleTable());
+        ddl.addAll(schema.subscriberTable());
         return ddl.stream().map(RawSqlStatement::new).toArray(SqlStatement[]::new);
     }
 

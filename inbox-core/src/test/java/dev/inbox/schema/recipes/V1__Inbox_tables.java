@@ -19,6 +19,7 @@ public class V1__Inbox_tables extends BaseJavaMigration {
         ddl.addAll(schema.deadLetter(MakeThumbnail.class, "thumbnail_dead"));
         ddl.addAll(schema.pauseTable());
         ddl.addAll(schema.scheduleTable());
+        ddl.addAll(schema.subscriberTable());
         try (Statement statement = connection.createStatement()) {
             for (String sql : ddl) {
                 statement.execute(sql);

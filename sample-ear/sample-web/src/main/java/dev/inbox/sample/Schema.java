@@ -44,6 +44,8 @@ public class Schema {
             ddl.addAll(inbox.pauseTable());
             // The recurring jobs' next due times (the nightly report), shared by every server on the database.
             ddl.addAll(inbox.scheduleTable());
+            // How each server reads each queue table: a server deployed with another description is refused.
+            ddl.addAll(inbox.subscriberTable());
             for (String sql : ddl) {
                 s.execute(sql);
             }
