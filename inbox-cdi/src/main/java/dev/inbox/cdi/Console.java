@@ -26,7 +26,7 @@ final class Console {
 
     static void register(ServletContext context, InboxStartup startup) {
         Config config = ConfigProvider.getConfig();
-        if (!config.getOptionalValue(ConfigKeys.CONSOLE_ENABLED, Boolean.class).orElse(true)) {
+        if (!enabled(config)) {
             return;
         }
         String path = path(config.getOptionalValue(ConfigKeys.CONSOLE_PATH, String.class).orElse("/inbox"));
@@ -48,6 +48,15 @@ final class Console {
         console.setServletSecurity(new ServletSecurityElement(new HttpConstraintElement(
                 ServletSecurity.TransportGuarantee.NONE, role)));
         LOG.log(Level.INFO, "Inbox: console at {0}{1} for role {2}", context.getContextPath(), path, role);
+    }
+
+    /** {@code inbox.console.enabled}: true where unset, refused unless true or false. */
+    static boolean enabled(Config config) {
+        try {
+            return InboxExtension.flag(config, ConfigKeys.CONSOLE_ENABLED, true);
+        } catch (dev.inbox.InboxException e) {
+            throw new ConfigurationProblem(e.detail());
+        }
     }
 
     /**

@@ -193,13 +193,22 @@ public class InboxExtension implements Extension {
 
     /** A setting that is {@code true} or {@code false} (any case); false where unset. */
     static boolean flag(Config config, String key) {
+        return flag(config, key, false);
+    }
+
+    /**
+     * A setting that is {@code true} or {@code false} (any case); {@code unset} where unset. Anything
+     * else is refused: MicroProfile's Boolean converter reads a typo as false, and "flase" would then
+     * turn a feature off without a word.
+     */
+    static boolean flag(Config config, String key, boolean unset) {
         return config.getOptionalValue(key, String.class).map(String::trim).map(value -> {
             if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
                 throw new InboxException(InboxException.Kind.DECLARATION, "MicroProfile Config key " + key + " = '"
                         + value + "' is neither true nor false: write one of them");
             }
             return Boolean.parseBoolean(value);
-        }).orElse(false);
+        }).orElse(unset);
     }
 
     /** The console's payload limit where {@code inbox.console.payload-limit} is unset. */

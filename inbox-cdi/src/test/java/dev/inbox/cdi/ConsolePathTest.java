@@ -34,4 +34,15 @@ class ConsolePathTest {
                 " 2_000 ")))).isEqualTo(2000);
         assertThat(InboxExtension.payloadLimit(new MapConfig(java.util.Map.of()))).isEqualTo(1_000_000);
     }
+
+    /** Before, MicroProfile's Boolean converter read "flase" or "no" as false and left the console out unsaid. */
+    @ParameterizedTest
+    @ValueSource(strings = {"flase", "no", "0", "off"})
+    void anEnabledSettingThatIsNeitherTrueNorFalseIsRefusedNamingTheKey(String value) {
+        assertThatThrownBy(() -> Console.enabled(new MapConfig(java.util.Map.of(ConfigKeys.CONSOLE_ENABLED, value))))
+                .isInstanceOf(ConfigurationProblem.class)
+                .hasMessageContaining("inbox.console.enabled = '" + value + "' is neither true nor false");
+        assertThat(Console.enabled(new MapConfig(java.util.Map.of(ConfigKeys.CONSOLE_ENABLED, " FALSE ")))).isFalse();
+        assertThat(Console.enabled(new MapConfig(java.util.Map.of()))).isTrue();
+    }
 }
