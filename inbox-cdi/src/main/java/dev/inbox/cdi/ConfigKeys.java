@@ -33,6 +33,7 @@ final class ConfigKeys {
     static final String PAUSE_TABLE = "inbox.pause-table";
     /** The table of the recurring jobs' due times (default {@code inbox_schedule}). */
     static final String SCHEDULE_TABLE = "inbox.schedule-table";
+    static final String SUBSCRIBER_TABLE = "inbox.subscriber-table";
     /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
     static final String SERVER_DATABASE = "inbox.db";
 
@@ -68,6 +69,7 @@ final class ConfigKeys {
         known.add(CONSOLE_PAYLOAD_LIMIT);
         known.add(PAUSE_TABLE);
         known.add(SCHEDULE_TABLE);
+        known.add(SUBSCRIBER_TABLE);
         for (String job : recurring) {
             for (String key : RecurringMethod.KEYS) {
                 known.add(RecurringMethod.KEY_PREFIX + job + "." + key);

@@ -41,6 +41,8 @@ public final class ConfigReference {
                 new Key(ConfigKeys.PAUSE_TABLE, "the adapter's `PauseTable`, else `inbox_paused`",
                         "The table of paused queues, shared by every server on the database."),
                 new Key(ConfigKeys.SCHEDULE_TABLE, "`inbox_schedule`", "The table of the recurring jobs' next due times."),
+                new Key(ConfigKeys.SUBSCRIBER_TABLE, "`inbox_subscribers`", "The table where each server declares how"
+                        + " it reads each queue table; a server that reads one another way is refused."),
                 new Key(ConfigKeys.CONSOLE_ENABLED, "true", "Set false to leave the console out of the application (true or false, nothing else)."),
                 new Key(ConfigKeys.CONSOLE_PATH, "`/inbox`", "Where the web module serves the console."),
                 new Key(ConfigKeys.CONSOLE_ROLE, "`inbox-admin`", "The role a user needs to open the console."),

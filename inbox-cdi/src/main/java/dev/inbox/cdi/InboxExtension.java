@@ -48,6 +48,7 @@ public class InboxExtension implements Extension {
     private Duration drainTimeout;
     private String pauseTable;
     private String scheduleTable;
+    private String subscriberTable;
     private boolean healthDetails;
     private int payloadLimit = PAYLOAD_LIMIT;
 
@@ -153,6 +154,7 @@ public class InboxExtension implements Extension {
             drainTimeout = drainTimeout(config);
             pauseTable = table(config, ConfigKeys.PAUSE_TABLE);
             scheduleTable = table(config, ConfigKeys.SCHEDULE_TABLE);
+            subscriberTable = table(config, ConfigKeys.SUBSCRIBER_TABLE);
             healthDetails = flag(config, ConfigKeys.HEALTH_DETAILS);
             payloadLimit = payloadLimit(config);
             for (RecurringMethod job : recurring.values()) {
@@ -244,6 +246,11 @@ public class InboxExtension implements Extension {
     /** The application's {@code inbox.pause-table}; null for the adapter's {@code PauseTable} or the default. */
     String pauseTable() {
         return pauseTable;
+    }
+
+    /** The application's {@code inbox.subscriber-table}; null for the default. */
+    String subscriberTable() {
+        return subscriberTable;
     }
 
     /** The application's {@code inbox.schedule-table}; null for the default. */

@@ -106,6 +106,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (registration.scheduleTable() != null) {
             broker.scheduleTable(registration.scheduleTable());
         }
+        if (registration.subscriberTable() != null) {
+            broker.subscriberTable(registration.subscriberTable());
+        }
         // Called on the application's thread as it starts: its class loader tells its beans from others'.
         Registered registered = new Registered(broker, registration.drainTimeout() != null
                 ? registration.drainTimeout() : drainTimeout(), Thread.currentThread().getContextClassLoader());

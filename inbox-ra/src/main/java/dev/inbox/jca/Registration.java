@@ -33,11 +33,14 @@ import javax.sql.DataSource;
  *                     {@code PauseTable}, else the engine's default
  * @param scheduleTable the table of the recurring jobs' due times ({@code inbox.schedule-table}); null
  *                     for the engine's default
+ * @param subscriberTable the table of each queue table's subscribers ({@code inbox.subscriber-table});
+ *                     null for the engine's default
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
         Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
-        List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable) {
+        List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
+        String subscriberTable) {
 
     public Registration {
         recurring = recurring == null ? List.of() : List.copyOf(recurring);

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.InboxListener;
+import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
+import dev.inbox.Subscription;
+import dev.inbox.schema.InboxSchema;
 import dev.inbox.testkit.InboxTestKit;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.InvalidPropertyException;
@@ -249,10 +252,28 @@ class EndpointActivationTest {
         }, false), spec("pollInterval", "60s"));
         Thread.sleep(500); // the bean's first poll found nothing: the next is a minute away
         var application = adapter.register(new Registration("publishing-app", server.pool, List.of(),
-                Map.of("beans", dev.inbox.InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null, null, null));
+                Map.of("beans", InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null, null, null, null));
         application.publisher("beans", Map.class).publish(Map.of("job", 1, "mode", "ack"));
         assertThat(handled.await(5, TimeUnit.SECONDS)).as("handled before the bean's next poll").isTrue();
         adapter.unregister("publishing-app");
+    }
+
+    /** An application's {@code inbox.subscriber-table} names where its broker declares how it reads its tables. */
+    @Test
+    void anApplicationDeclaresItsTablesInTheSubscriberTableItNames() throws Exception {
+        try (Connection c = server.pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS app_subscribers");
+            for (String sql : InboxSchema.of(c).subscriberTable("app_subscribers")) {
+                s.execute(sql);
+            }
+        }
+        Subscription<Map> beans = Subscription.of("beans", InboxSpec.of(BeanJob.class), Map.class,
+                (payload, delivery) -> Outcome.ack());
+        adapter.register(new Registration("declaring-app", server.pool, List.of(beans), Map.of(), Runnable::run, null,
+                Map.of(), null, null, null, null, null, "app_subscribers"));
+        assertThat(count("app_subscribers")).as("its declaration of bean_jobs").isEqualTo(1);
+        adapter.unregister("declaring-app");
+        assertThat(count("app_subscribers")).as("deleted as it stopped").isZero();
     }
 
     @Test
