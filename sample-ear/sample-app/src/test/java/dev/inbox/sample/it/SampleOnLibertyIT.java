@@ -128,6 +128,16 @@ class SampleOnLibertyIT {
         assertThat(api.post("/refunds", "{\"order\": 1, \"amountCents\": 100}").statusCode()).isEqualTo(202);
         await(() -> database.count("refund_dead") == 1, "another duplicate dead");
         String other = firstId(admin.body("/api/queues/refunds/dead-letters"));
+        // The letter's own page and API answer: its whole payload, its error, the console's headers.
+        HttpResponse<String> page = admin.get("/queues/refunds/dead-letters/" + other);
+        assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+        assertThat(page.body()).contains("<h1>Dead letter " + other + "</h1>", "amountCents", "not recorded")
+                .doesNotContain("payload-cut");
+        assertThat(page.headers().firstValue("X-Frame-Options")).contains("DENY");
+        assertThat(admin.body("/api/queues/refunds/dead-letters/" + other)).contains("\"id\":" + other, "amountCents",
+                "\"payloadCut\":false");
+        assertThat(admin.get("/queues/refunds/dead-letters/9" + other + "9").statusCode()).as("no such letter")
+                .isEqualTo(404);
         assertThat(admin.delete("/api/queues/refunds/dead-letters/" + other).statusCode()).isEqualTo(204);
         assertThat(database.count("refund_dead")).isZero();
         assertThat(admin.delete("/api/queues/refunds/dead-letters/" + other).statusCode()).isEqualTo(404);
