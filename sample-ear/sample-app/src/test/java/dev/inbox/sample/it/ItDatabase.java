@@ -23,7 +23,7 @@ final class ItDatabase {
     /** The sample's tables: its queues, and what its handlers write. */
     static final List<String> SAMPLE_TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
             "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger",
-            "inbox_paused", "inbox_schedule");
+            "inbox_paused", "inbox_schedule", "inbox_subscribers");
 
     private final String name;
     private final Path sqliteFile;
