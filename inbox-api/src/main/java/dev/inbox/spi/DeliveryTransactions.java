@@ -43,6 +43,16 @@ public interface DeliveryTransactions {
     }
 
     /**
+     * True when the calling thread is inside a transaction of its caller's that a connection of the
+     * broker's data source joins (an active JTA transaction): an operator's write (a cancel, a dead
+     * letter's retry) then runs inside it, and commits or rolls back with the caller's own writes. A
+     * connection's autocommit cannot tell: Open Liberty reports it on inside a global transaction.
+     */
+    default boolean callerInTransaction() {
+        return false;
+    }
+
+    /**
      * True when a transaction belongs to the thread that began it and ends only there (JTA): the
      * row lock form then claims on the thread that delivers, inside the delivery's transaction, so
      * that the claim, the handler's writes and the settlement commit together. False for a JDBC

@@ -55,7 +55,7 @@ public class InboxExtension implements Extension {
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
         event.addAnnotatedType(manager.createAnnotatedType(PublisherProducer.class), PublisherProducer.class.getName());
-        event.addAnnotatedType(manager.createAnnotatedType(InboxQueues.class), InboxQueues.class.getName());
+        event.addAnnotatedType(manager.createAnnotatedType(ApplicationAdmin.class), ApplicationAdmin.class.getName());
         if (servesHealth()) {
             for (Class<?> check : new Class<?>[] {InboxHealth.Ready.class, InboxHealth.Live.class,
                     InboxHealth.Started.class}) {

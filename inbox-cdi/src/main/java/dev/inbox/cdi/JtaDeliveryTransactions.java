@@ -77,6 +77,12 @@ final class JtaDeliveryTransactions implements DeliveryTransactions {
         return true;
     }
 
+    /** True inside a JTA transaction, even one marked for rollback: a write joins it all the same. */
+    @Override
+    public boolean callerInTransaction() {
+        return registry.getTransactionStatus() != Status.STATUS_NO_TRANSACTION;
+    }
+
     /** Runs {@code action} after the caller's JTA transaction commits, where one is active. */
     @Override
     public boolean afterCommit(Runnable action) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.BrokerHealth;
 import dev.inbox.Cancellation;
 import dev.inbox.DeadLetter;
+import dev.inbox.InboxAdmin;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
@@ -53,7 +54,7 @@ import javax.sql.DataSource;
  * ShutdownReport report = broker.shutdown();
  * }</pre>
  */
-public final class InboxBroker implements AutoCloseable {
+public final class InboxBroker implements InboxAdmin, AutoCloseable {
     /** How long {@link #shutdown()} lets deliveries in work settle. */
     public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
     /** The table of paused queues that {@link #pause} writes, unless {@link #pauseTable} names another. */
@@ -329,6 +330,7 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code NOT_FOUND} for a queue this broker does not subscribe to with a
      *                        dead-letter table
      */
+    @Override
     public List<DeadLetter> deadLetters(String queue, int limit) {
         return deadLetterRows(queue, "list dead letters").list(limit);
     }
@@ -340,6 +342,7 @@ public final class InboxBroker implements AutoCloseable {
      *
      * @throws InboxException {@code NOT_FOUND} as {@link #retryDeadLetter} does
      */
+    @Override
     public DeadLetter deadLetter(String queue, Object id, int characters) {
         return deadLetterRows(queue, "read a dead letter").one(id, characters);
     }
@@ -352,6 +355,7 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code NOT_FOUND} for an unknown queue, or an id its dead-letter table
      *                        does not hold (never there, or retried or deleted already)
      */
+    @Override
     public void retryDeadLetter(String queue, Object id) {
         deadLetterRows(queue, "retry a dead letter").retry(id);
     }
@@ -361,6 +365,7 @@ public final class InboxBroker implements AutoCloseable {
      *
      * @throws InboxException {@code NOT_FOUND} as {@link #retryDeadLetter} does
      */
+    @Override
     public void deleteDeadLetter(String queue, Object id) {
         deadLetterRows(queue, "delete a dead letter").delete(id);
     }
@@ -372,16 +377,19 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know; {@code SCHEMA}
      *                        where the pause table was missing when the broker connected
      */
+    @Override
     public void pause(String queue) {
         lifecycle.running("pause a queue").pause(queue);
     }
 
     /** Resumes {@code queue} on every server within one poll interval (here at once); as {@link #pause} fails. */
+    @Override
     public void resume(String queue) {
         lifecycle.running("resume a queue").resume(queue);
     }
 
     /** The queues paused now, read from the pause table (empty without the table). */
+    @Override
     public java.util.Set<String> paused() {
         return lifecycle.running("list paused queues").paused();
     }
@@ -392,6 +400,7 @@ public final class InboxBroker implements AutoCloseable {
     }
 
     /** What each queue this broker routes holds now, by queue name. */
+    @Override
     public Map<String, QueueStats> stats() {
         return lifecycle.running("read the queues' stats").stats();
     }
@@ -428,6 +437,7 @@ public final class InboxBroker implements AutoCloseable {
      * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know, {@code DATABASE}
      *                        when the statements fail
      */
+    @Override
     public Cancellation cancel(String queue, Object id) {
         return lifecycle.running("cancel a job").cancel(queue, Objects.requireNonNull(id, "id"));
     }

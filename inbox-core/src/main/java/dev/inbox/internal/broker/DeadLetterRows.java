@@ -8,6 +8,7 @@ import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
 import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -41,10 +42,13 @@ public final class DeadLetterRows {
     private final Sql one;
     private final Sql read;
     private final Sql delete;
+    /** Tells whether the caller is in a transaction its writes join. */
+    private final DeliveryTransactions transactions;
 
     DeadLetterRows(String queue, String deadTable, PublishQueue target, BrokerPublisher<?> publisher,
-            ObjectMapper json) {
+            ObjectMapper json, DeliveryTransactions transactions) {
         this.queue = queue;
+        this.transactions = transactions;
         this.deadTable = deadTable;
         this.target = target;
         this.publisher = publisher;
@@ -119,11 +123,15 @@ public final class DeadLetterRows {
                 dialect.readTime(rs, column), length);
     }
 
-    /** Moves dead letter {@code id} back into the queue, as a new job on its first attempt. */
+    /**
+     * Moves dead letter {@code id} back into the queue, as a new job on its first attempt: in a
+     * transaction of its own, or inside the caller's (a JTA transaction the connection joined),
+     * with whose writes it then commits or rolls back.
+     */
     public void retry(Object given) {
         Object id = JobIds.of(target.table().shape(), given);
         try (Connection connection = target.database().open()) {
-            JdbcTransaction.run(connection, -1, () -> {
+            JdbcTransaction.joinOrRun(connection, transactions.callerInTransaction(), () -> {
                 if (dialect.capabilities().writeLocksDatabase()) {
                     // SQLite: the write lock first, so that a second retry waits for this one instead of
                     // failing to upgrade its read lock; it then finds the row gone.
@@ -143,16 +151,18 @@ public final class DeadLetterRows {
                         headerText = headers ? rs.getString(2) : null;
                     }
                 }
-                publisher.insertEncoded(target, connection, List.of(payload), options(id, headerText));
                 if (deleteRow(connection, id) == 0) {
-                    throw gone(id); // retried or deleted by someone else meanwhile: this insert rolls back
+                    // Retried or deleted by someone else meanwhile. Deleted before the insert, so that
+                    // nothing is written into a caller's transaction that goes on.
+                    throw gone(id);
                 }
+                publisher.insertEncoded(target, connection, List.of(payload), options(id, headerText));
                 return null;
             });
+            target.wakes().written(queue, connection); // at once, or once the caller's transaction commits
         } catch (SQLException e) {
             throw failed("moving row " + id + " back from", e);
         }
-        target.wakes().wake(queue);
     }
 
     /** Deletes dead letter {@code id}. */

@@ -39,12 +39,15 @@ public final class JobCancel {
         this.unlock = statements.unlock() == null ? null : new Sql("cancel unlock", statements.unlock());
     }
 
-    /** Cancels job {@code id} on {@code connection} (autocommit), judging leases at {@code now}. */
-    public Cancellation cancel(Connection connection, Object id, Instant now) throws SQLException {
+    /**
+     * Cancels job {@code id} on {@code connection}, judging leases at {@code now}: inside the
+     * caller's transaction where {@code callers} or the connection is in one, else in its own.
+     */
+    public Cancellation cancel(Connection connection, Object id, Instant now, boolean callers) throws SQLException {
         ClaimForm form = table.spec().claimForm();
         boolean cancelled = switch (form) {
             case LEASE -> delete(connection, id, now);
-            case ROW_LOCK -> JdbcTransaction.run(connection, -1, () -> locked(connection, id) != null
+            case ROW_LOCK -> JdbcTransaction.joinOrRun(connection, callers, () -> locked(connection, id) != null
                     && delete(connection, id, now));
             case ADVISORY -> lock != null ? withServerLock(connection, id, now) : withProcessLock(connection, id, now);
         };

@@ -146,7 +146,7 @@ public final class OpenedBroker {
                     + " here: " + (runners.containsKey(queue) ? "its subscription declares none (deadLetter(...))"
                     : "no subscription of this broker handles it"));
         }
-        return new DeadLetterRows(queue, dead, queues.get(queue), publisher, json);
+        return new DeadLetterRows(queue, dead, queues.get(queue), publisher, json, engine.transactions());
     }
 
     public void pause(String queue) {
@@ -164,7 +164,7 @@ public final class OpenedBroker {
         Database database = engine.database();
         JobCancel cancel = new JobCancel(database.dialect(), target.table().shape(), database.identity());
         try (Connection connection = database.open()) {
-            return cancel.cancel(connection, id, engine.clock().instant());
+            return cancel.cancel(connection, id, engine.clock().instant(), engine.transactions().callerInTransaction());
         } catch (SQLException e) {
             throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": cancelling job " + id
                     + " failed: " + database.redact(e.getMessage()), e);

@@ -63,6 +63,17 @@ public abstract sealed class JdbcTransaction {
     }
 
     /**
+     * Runs {@code work} in the transaction its caller owns, where {@code callers} (a JTA transaction
+     * the connection joined) or the connection is in one already (the caller's own JDBC
+     * transaction), which the caller commits or rolls back; else in a transaction of its own, as
+     * {@link #run}. An operator's write made inside the application's transaction so commits or
+     * rolls back with the application's own writes, where switching autocommit would fail.
+     */
+    public static <T> T joinOrRun(Connection connection, boolean callers, Work<T> work) throws SQLException {
+        return callers || !connection.getAutoCommit() ? work.run() : run(connection, -1, work);
+    }
+
+    /**
      * As {@link #run(Connection, int, Work)}, but where the dialect starts transactions with a
      * statement ({@link Dialect#startTransaction()}) the connection stays in autocommit: a round
      * trip fewer.

@@ -85,6 +85,11 @@ public final class WriteLockedDeliveryTransactions implements DeliveryTransactio
     }
 
     @Override
+    public boolean callerInTransaction() {
+        return transactions.callerInTransaction();
+    }
+
+    @Override
     public boolean boundToThread() {
         return transactions.boundToThread();
     }

@@ -47,17 +47,17 @@ public final class Wakes {
 
     /**
      * Rows of {@code queue} were just written through {@code connection}: wakes its subscription
-     * once they are visible. Inside a transaction of the caller's own JDBC connection nothing can
-     * tell when it commits, and the subscription finds the rows when it next polls.
+     * once they are visible, after the caller's JTA transaction where there is one (Open Liberty
+     * reports autocommit on inside it: woken at once, the claim found nothing and the rows waited
+     * for the next poll). Inside a transaction of the caller's own JDBC connection nothing can tell
+     * when it commits, and the subscription finds the rows when it next polls.
      */
     public void written(String queue, Connection connection) throws SQLException {
         CurrentDelivery delivery = CurrentDelivery.current();
         if (delivery != null && delivery.connection() == connection) {
             delivery.published(queue);
-        } else if (connection.getAutoCommit()) {
+        } else if (!transactions.afterCommit(() -> wake(queue)) && connection.getAutoCommit()) {
             wake(queue);
-        } else {
-            transactions.afterCommit(() -> wake(queue));
         }
     }
 }

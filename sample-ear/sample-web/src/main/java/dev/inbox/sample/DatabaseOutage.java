@@ -11,8 +11,9 @@ import java.util.logging.Logger;
 
 /**
  * What a failure of Inbox means to a client: the database out of reach (or the application
- * stopping) is 503 with {@code Retry-After}, a publish Inbox refuses is the request's fault (400);
- * neither answer carries the database's own error text, which goes to the log.
+ * stopping) is 503 with {@code Retry-After}, a publish Inbox refuses is the request's fault (400), a
+ * dead letter or queue that is not there is 404;
+ * no answer carries the database's own error text, which goes to the log.
  */
 @Provider
 public class DatabaseOutage implements ExceptionMapper<InboxException> {
@@ -25,6 +26,8 @@ public class DatabaseOutage implements ExceptionMapper<InboxException> {
         return switch (e.kind()) {
             case DATABASE, CONNECT, CLOSED -> unavailable(e);
             case DECLARATION, WRITE_LOCK_HELD -> Response.status(Response.Status.BAD_REQUEST)
+                    .type(MediaType.APPLICATION_JSON).entity(Map.of("error", e.detail())).build();
+            case NOT_FOUND -> Response.status(Response.Status.NOT_FOUND)
                     .type(MediaType.APPLICATION_JSON).entity(Map.of("error", e.detail())).build();
             default -> {
                 LOG.log(Level.SEVERE, "the request failed", e);

@@ -1,6 +1,6 @@
 package dev.inbox.sample;
 
-import dev.inbox.cdi.InboxQueues;
+import dev.inbox.InboxAdmin;
 import jakarta.inject.Inject;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import jakarta.ws.rs.GET;
@@ -19,7 +19,7 @@ public class QueuesResource {
     public record Counts(long ready, long inWork, long scheduled, long dead, Long oldestReadySeconds) {}
 
     @Inject
-    InboxQueues queues;
+    InboxAdmin queues;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)

@@ -62,6 +62,7 @@ public class Schema {
                 // A refunds table of an earlier sample: its rows were recorded before servers were named.
                 s.execute("ALTER TABLE refunds ADD COLUMN node VARCHAR(100) NOT NULL DEFAULT 'sample'");
             }
+            s.execute("CREATE TABLE IF NOT EXISTS refund_retries (letter_id BIGINT NOT NULL, reason VARCHAR(500) NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS receipts_mailed (order_id BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS ledger (order_id BIGINT NOT NULL, amount_cents BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS thumbnails_rendered (path VARCHAR(500) NOT NULL)");

@@ -22,7 +22,7 @@ import java.util.function.BooleanSupplier;
 final class ItDatabase {
     /** The sample's tables: its queues, and what its handlers write. */
     static final List<String> SAMPLE_TABLES = List.of("thumbnail_jobs", "report_jobs", "refund_jobs", "receipt_jobs",
-            "refund_dead", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger",
+            "refund_dead", "refund_retries", "refunds", "receipts_mailed", "thumbnails_rendered", "reports_rendered", "ledger_jobs", "ledger",
             "inbox_paused", "inbox_schedule", "inbox_subscribers");
 
     private final String name;

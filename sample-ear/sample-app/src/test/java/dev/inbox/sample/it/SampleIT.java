@@ -148,6 +148,26 @@ class SampleIT {
         assertThat(api.body("/receipts")).isEqualTo(mailed);
         assertThat(api.body("/ledger")).isEqualTo(booked);
         assertThat(api.post("/refunds", "{\"order\": 46, \"amountCents\"").statusCode()).isEqualTo(400);
+
+        // An operator retries it through InboxAdmin, in a JTA transaction that records the reason:
+        // without one the record fails, and the retry rolls back with it; with one both commit.
+        java.util.regex.Matcher dead = java.util.regex.Pattern.compile("\"id\":(\\d+)").matcher(api.body("/refunds/dead"));
+        assertThat(dead.find()).as(api.body("/refunds/dead")).isTrue();
+        String letter = dead.group(1);
+        database.execute("DELETE FROM refunds WHERE order_id = 42");
+        assertThat(api.post("/refunds/dead/" + letter + "/retry", "{}").statusCode()).isEqualTo(422);
+        assertThat(api.body("/refunds/dead")).as("the retry rolled back").contains("\"id\":" + letter);
+        assertThat(database.count("refund_jobs") + database.count("refund_retries")).isZero();
+        assertThat(api.post("/refunds/dead/" + letter + "/retry", "{\"reason\": \"record removed\"}").statusCode())
+                .isEqualTo(204);
+        await(() -> api.body("/refunds").equals(recorded), "the retried refund recorded again");
+        assertThat(api.body("/refunds/dead")).isEqualTo("[]");
+        assertThat(database.count("refund_retries")).isEqualTo(1);
+        assertThat(api.post("/refunds/dead/" + letter + "/retry", "{\"reason\": \"again\"}").statusCode())
+                .as("no such letter any more").isEqualTo(404);
+        // Its receipt and booking come once more: the later tests start from a settled ledger.
+        await(() -> api.body("/ledger").split("\"order\":42,", -1).length == 3, "the retried refund booked");
+        await(() -> api.body("/receipts").split("\"order\":42", -1).length == 3, "the retried refund's receipt");
     }
 
     /**

@@ -1,0 +1,73 @@
+package dev.inbox;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An operator's view of the queues, for application code: what they hold, pauses, cancelling a
+ * job, and the dead letters. In a Jakarta EE application {@code @Inject InboxAdmin admin} gives the
+ * application's own queues; on plain Java the engine's broker is one. Every write called inside
+ * the caller's transaction (a JTA transaction, where the broker works through the server's data
+ * source) joins it, and commits or rolls back with the caller's own writes; called outside one, it
+ * commits by itself.
+ */
+public interface InboxAdmin {
+
+    /** What each queue holds now (ready, in work, scheduled, dead), by queue name. */
+    Map<String, QueueStats> stats();
+
+    /**
+     * Stops claims of {@code queue} on every server sharing the pause table, within one poll
+     * interval; deliveries in work finish.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
+     *                        {@code SCHEMA} where the pause table is missing
+     */
+    void pause(String queue);
+
+    /** Starts claims of a paused {@code queue} again; as {@link #pause} fails. */
+    void resume(String queue);
+
+    /** The queues paused now (empty without the pause table). */
+    Set<String> paused();
+
+    /**
+     * Cancels job {@code id} of {@code queue}: a job waiting (due or delayed) is deleted and no
+     * handler takes it; a job in work is left to its handler.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
+     *                        {@code DECLARATION} for an id the table's ids cannot be
+     */
+    Cancellation cancel(String queue, Object id);
+
+    /**
+     * The dead letters of {@code queue}, newest first, at most {@code limit}, each with the head of
+     * its payload ({@link DeadLetter#PREVIEW} characters) and its whole length.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue without a dead-letter table here
+     */
+    List<DeadLetter> deadLetters(String queue, int limit);
+
+    /**
+     * Dead letter {@code id} of {@code queue} with at most {@code characters} of its payload.
+     *
+     * @throws InboxException {@code NOT_FOUND} where there is no such letter
+     */
+    DeadLetter deadLetter(String queue, Object id, int characters);
+
+    /**
+     * Moves dead letter {@code id} back into its queue as a new job on its first attempt, in one
+     * transaction with its delete: a letter retried twice at once becomes one job.
+     *
+     * @throws InboxException {@code NOT_FOUND} where there is no such letter (any more)
+     */
+    void retryDeadLetter(String queue, Object id);
+
+    /**
+     * Deletes dead letter {@code id} of {@code queue}.
+     *
+     * @throws InboxException {@code NOT_FOUND} where there is no such letter (any more)
+     */
+    void deleteDeadLetter(String queue, Object id);
+}
