@@ -106,7 +106,7 @@ class ClockStepTest {
     }
 
     /**
-     * Each step taken with six handlers in work since the last: a step forward would have the
+     * Each step taken once twelve handlers have started since the last: a step forward would have the
      * broker take its own rows for ended leases, and the expiries written after a step back would
      * end an hour early once the clock is forward again.
      */
@@ -116,7 +116,7 @@ class ClockStepTest {
         TestTable table = published(db);
         SettableClock clock = subscribed(db, table);
         for (Duration step : steps) {
-            awaitStarted(6);
+            awaitStarted(12); // and claimed since the last step
             clock.step(step);
         }
         awaitAllHandled(db, table);

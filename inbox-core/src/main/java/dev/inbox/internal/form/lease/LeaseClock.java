@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The lease form's brokers against the database's clock. Each broker writes and judges leases on
@@ -86,6 +87,7 @@ final class LeaseClock {
             millis = rs.getLong(1);
         }
         Duration trip = Duration.ofNanos(System.nanoTime() - begun);
-        return new Reading(Instant.ofEpochMilli(millis), before.plus(trip.dividedBy(2)), trip);
+        return new Reading(Instant.ofEpochMilli(millis), before.plus(trip.dividedBy(2)).truncatedTo(ChronoUnit.MILLIS),
+                trip);
     }
 }
