@@ -182,6 +182,15 @@ public interface Dialect {
         return time == null ? null : time.toInstant();
     }
 
+    /**
+     * A query of the database's clock: one row, one column, the time now in milliseconds since
+     * 1970-01-01 UTC. The lease form compares the host's clock with it as it opens and while the
+     * host's clock has stepped; null (the default) where the database's clock cannot be read.
+     */
+    default String clockQuery() {
+        return null;
+    }
+
     /** Counts the rows of {@code table} (a plain name, quoted here), such as a dead-letter table. */
     default String countRows(String table) {
         return "SELECT COUNT(*) FROM " + quote(table);

@@ -187,6 +187,12 @@ public final class MySqlDialect extends StandardDialect {
         return whole.equals(expiry) ? whole : whole.plusSeconds(1);
     }
 
+    /** The server's UTC clock, whatever the session's time zone. */
+    @Override
+    public String clockQuery() {
+        return "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000";
+    }
+
     @Override
     public Instant readTime(ResultSet rs, int column) throws SQLException {
         LocalDateTime time = rs.getObject(column, LocalDateTime.class);

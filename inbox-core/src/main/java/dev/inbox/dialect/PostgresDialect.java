@@ -252,6 +252,11 @@ public final class PostgresDialect extends StandardDialect {
         return statement + "; COMMIT; BEGIN; " + next;
     }
 
+    @Override
+    public String clockQuery() {
+        return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    }
+
     /** The time the statement began, the same for every row it touches. */
     @Override
     protected String databaseNow() {

@@ -168,6 +168,12 @@ public final class SqliteDialect extends StandardDialect {
         }
     }
 
+    /** The operating system's clock, as SQLite reads it: on the host, as the database is. */
+    @Override
+    public String clockQuery() {
+        return "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+    }
+
     @Override
     public Instant readTime(ResultSet rs, int column) throws SQLException {
         String text = rs.getString(column);

@@ -119,9 +119,11 @@ class SubscriberTableTest {
     @EnumSource(TestDatabase.class)
     void aDeclarationNotSeenForMinutesIsTakenForGone(TestDatabase db) throws Exception {
         TestTable table = leaseTable(db, "subscribers_stale");
-        // Its clock writes every refresh long ago, as a broker killed minutes ago left it.
+        // Its clock writes every refresh long ago, as a broker killed minutes ago left it (with a
+        // lease long enough for a clock that far off the database's to open).
         InboxBroker gone = broker(db, jobs(table, new ConcurrentHashMap<>()))
-                .clock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10))).connect();
+                .clock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10))).lease(Duration.ofMinutes(30))
+                .connect();
         try {
             InboxBroker next = broker(db, Subscription.of("notes", table.spec(), Note.class,
                     (note, d) -> Outcome.ack())).connect();

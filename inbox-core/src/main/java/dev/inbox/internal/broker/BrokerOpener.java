@@ -25,6 +25,7 @@ import dev.inbox.internal.runner.RunnerSettings;
 import dev.inbox.internal.runner.SettlementReports;
 import dev.inbox.internal.runner.SubscriptionRunner;
 import dev.inbox.internal.runner.Wakes;
+import dev.inbox.internal.task.SteadyClock;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.TableShape;
@@ -72,8 +73,13 @@ public final class BrokerOpener {
         if (dialect.capabilities().writeLocksDatabase()) {
             transactions = new WriteLockedDeliveryTransactions(transactions, database);
         }
-        this.engine = new EngineContext(database, config.clock(), config.listener(), config.handlerContext(),
-                transactions, new Wakes(transactions, config.wakeElsewhere()));
+        // With a lease subscription, whose keepers read the database's clock to confirm a step, the
+        // subscriptions' time holds a step of the host's clock the database does not confirm (SteadyClock).
+        // Publishing, pauses and recurring jobs read the configured clock as it is.
+        boolean leases = config.subscriptions().stream().anyMatch(s -> s.get(SubscriptionOption.ENABLED)
+                && s.table().lease().isPresent());
+        this.engine = new EngineContext(database, leases ? new SteadyClock(config.clock()) : config.clock(),
+                config.listener(), config.handlerContext(), transactions, new Wakes(transactions, config.wakeElsewhere()));
     }
 
     /**
@@ -220,9 +226,12 @@ public final class BrokerOpener {
         TableShape shape = dialect.claimIndex(connection, spec, claimForm).map(table.shape()::withClaimIndex)
                 .orElse(table.shape());
         FormContext context = new FormContext(queue, shape, dialect, database, engine.transactions(), reports,
-                config.listener(), config.clock(), config.json(), table.binaryPayload(), deadLetter,
+                config.listener(), engine.clock(), config.json(), table.binaryPayload(), deadLetter,
                 new FormContext.Workload(settings.workers(), settings.batchSize(), subscription.isBatch(),
                         settings.transactional()), inWork, sql -> preparesOrSays(connection, queue, sql));
+        if (claimForm == ClaimForm.LEASE) {
+            LeaseForm.checkClock(connection, context, lease);
+        }
         FormPlan plan = switch (claimForm) {
             case LEASE -> LeaseForm.open(context, dialect.lease(shape), lease);
             case ROW_LOCK -> RowLockForm.open(context, dialect.rowLock(shape));
@@ -236,7 +245,7 @@ public final class BrokerOpener {
                 subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
                 reports);
         SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), plan, deliverer, settings,
-                subscription.isBatch(), config.clock(), config.listener(), pauses::paused, inWork);
+                subscription.isBatch(), engine.clock(), config.listener(), pauses::paused, inWork);
         engine.wakes().register(queue, runner::wake);
         if (deadLetter != null) {
             deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));

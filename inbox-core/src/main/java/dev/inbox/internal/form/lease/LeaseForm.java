@@ -7,7 +7,10 @@ import dev.inbox.internal.form.Claimer;
 import dev.inbox.internal.form.Dispatch;
 import dev.inbox.internal.form.FormContext;
 import dev.inbox.internal.form.FormPlan;
+import dev.inbox.internal.task.SteadyClock;
 import dev.inbox.spi.LeaseStatements;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
@@ -21,6 +24,14 @@ import java.util.List;
  */
 public final class LeaseForm {
     private LeaseForm() {}
+
+    /**
+     * Refuses the lease subscription of {@code context} where the host's clock is more than half
+     * {@code lease} from the database's (on {@code connection}), naming both times and the fix.
+     */
+    public static void checkClock(Connection connection, FormContext context, Duration lease) throws SQLException {
+        LeaseClock.checkAtOpen(connection, context, lease);
+    }
 
     /** Opens the lease form of {@code context}'s subscription, with leases of {@code lease}. */
     public static FormPlan open(FormContext context, LeaseStatements statements, Duration lease) {
@@ -40,10 +51,15 @@ public final class LeaseForm {
                 carried ? Carry.WAIT : Duration.ZERO);
         Leased leased = new Leased(context, sql, lease, acks);
         LeaseClaims claims = new LeaseClaims(context, sql, lease, leased);
-        Claimer claimer = acks == null || !carried ? claims::claim
+        Claimer each = acks == null || !carried ? claims::claim
                 : new CarryingClaimer<>(acks, claims::claim, chained ? claims::chained : claims::inAckTransaction);
+        SteadyClock clock = SteadyClock.over(context.clock());
+        // For a lease after following a forward step of the clock, rows in work look ended whose leases
+        // were written before it: no claim until every keeper has extended them on the new time.
+        Claimer claimer = (now, limit) -> clock.followedForwardWithin(lease) ? List.of() : each.claim(now, limit);
         LeaseKeeper keeper = new LeaseKeeper(context.queue(), context.table(), name + "-keeper", leased::extend,
-                context.connections(), context.clock(), context.listener(), lease, context.inWork());
+                context.connections(), clock, new LeaseClock(context, clock), context.listener(), lease,
+                context.inWork());
         // A claim that holds nothing open is the lone worker's to make once its rows are worked; at one
         // row a claim loop's overlap pays for its wake, unless the claim carries the last row's ack.
         Dispatch dispatch = Dispatch.of(work, work.batchSize(), false, work.batchSize() > 1 || chained);

@@ -22,8 +22,9 @@ import java.util.Collection;
  * Extends the lease of every delivery in work of one subscription each half lease, moving each
  * delivery's token forward. When extending fails (the database out of reach) it tries again soon,
  * 100 ms doubling to 5 s and never later than the next half lease, so one failure does not cost a
- * lease. Each pass is a short task the timer signals. It stops at shutdown; a lease then runs out
- * under its handler.
+ * lease. Each pass is a short task the timer signals; while the broker holds a step of the host's
+ * clock, it also asks the database's clock whether to follow it ({@link LeaseClock}). It stops at
+ * shutdown; a lease then runs out under its handler.
  */
 final class LeaseKeeper implements Service {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
@@ -40,6 +41,7 @@ final class LeaseKeeper implements Service {
     private final Extension extension;
     private final ConnectionSource connections;
     private final Clock clock;
+    private final LeaseClock check;
     private final BrokerListener listener;
     private final Duration interval;
     private final FailureLog failures;
@@ -55,7 +57,7 @@ final class LeaseKeeper implements Service {
 
     /** Keeps the leases of {@code inWork} each half lease, as task {@code name}, once started. */
     LeaseKeeper(String queue, String table, String name, Extension extension, ConnectionSource connections,
-            Clock clock, BrokerListener listener, Duration lease, Collection<InFlight> inWork) {
+            Clock clock, LeaseClock check, BrokerListener listener, Duration lease, Collection<InFlight> inWork) {
         this.queue = queue;
         this.table = table;
         this.name = name;
@@ -63,6 +65,7 @@ final class LeaseKeeper implements Service {
         this.extension = extension;
         this.connections = connections;
         this.clock = clock;
+        this.check = check;
         this.listener = listener;
         this.interval = lease.dividedBy(2);
         this.failures = new FailureLog(LOG, "queue " + queue + ": extending leases on table " + table);
@@ -90,7 +93,7 @@ final class LeaseKeeper implements Service {
         passStarted = System.nanoTime();
         Duration wait;
         try {
-            if (inWork.isEmpty() || extendAll(inWork)) {
+            if ((inWork.isEmpty() && !check.stepHeld()) || extendAll(inWork)) {
                 retry.succeeded();
                 wait = interval;
             } else {
@@ -147,6 +150,9 @@ final class LeaseKeeper implements Service {
             // turn before a row's monitor, as a delivery that holds its turn takes the monitor to settle:
             // waiting for the database's lock while holding the monitor left that delivery waiting for it.
             connections.use(connection -> {
+                // A step of the host's clock held, followed once the database's clock agrees: then the
+                // leases below are extended on the new time at once.
+                check.confirmStep(connection);
                 for (InFlight delivery : inWork) {
                     // A delivery whose transaction locks the whole database needs no lease: no one can claim.
                     if (delivery.locksDatabase() || stopping) {
