@@ -23,9 +23,10 @@ final class FailoverLoad {
     /** How far a publisher runs ahead of its queue's handler. */
     static final int BACKLOG = 400;
     static final String EFFECTS = "failover_effects";
-    /** Every this many jobs one runs {@link #SLOW}, longer than the cases' lease. */
-    static final int SLOW_EVERY = 250;
-    static final Duration SLOW = Duration.ofSeconds(4);
+    /** The job in work when the primary goes (the cases' kill point is 500 handled) that runs {@link #SLOW}. */
+    static final int SLOW_JOB = 490;
+    /** Longer than the cases' lease. */
+    static final Duration SLOW = Duration.ofSeconds(12);
 
     private final int jobs;
     /** Jobs whose publish returned, by queue: these must all be handled. */
@@ -39,6 +40,8 @@ final class FailoverLoad {
     final Set<Integer> plainHandled = ConcurrentHashMap.newKeySet();
     private final Set<Integer> txInWork = ConcurrentHashMap.newKeySet();
     private final Set<Integer> plainInWork = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> txSlowDone = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> plainSlowDone = ConcurrentHashMap.newKeySet();
     /** Deliveries of a job that began while an earlier one of the same job still ran. */
     final AtomicInteger txOverlaps = new AtomicInteger();
     final AtomicInteger plainOverlaps = new AtomicInteger();
@@ -52,7 +55,7 @@ final class FailoverLoad {
     /** The transactional handler: one effect row per delivery, in the delivery's transaction. */
     Outcome effect(FailoverJob job, Delivery delivery) throws Exception {
         txCalls.computeIfAbsent(job.n(), n -> new AtomicInteger()).incrementAndGet();
-        work(job, txInWork, txOverlaps);
+        work(job, txInWork, txSlowDone, txOverlaps);
         try (PreparedStatement ps = delivery.connection().prepareStatement("INSERT INTO " + EFFECTS + " (n) VALUES (?)")) {
             ps.setInt(1, job.n());
             ps.executeUpdate();
@@ -62,27 +65,34 @@ final class FailoverLoad {
 
     /** The other queue's handler: no transaction, its acks batched by the engine. */
     Outcome plain(FailoverJob job, Delivery delivery) throws InterruptedException {
-        work(job, plainInWork, plainOverlaps);
+        work(job, plainInWork, plainSlowDone, plainOverlaps);
         plainHandled.add(job.n());
         return Outcome.ack();
     }
 
     /**
-     * A few jobs outlast the lease, one of them about when the primary goes, so that its keeper must
-     * extend it on the new primary; counts a delivery of a job whose earlier delivery still runs.
+     * The first delivery of {@link #SLOW_JOB} outlasts the lease and the failover, so that its
+     * keeper must extend the lease on the new primary; counts a delivery of a job whose earlier
+     * delivery still runs.
      */
-    private static void work(FailoverJob job, Set<Integer> inWork, AtomicInteger overlaps) throws InterruptedException {
+    private static void work(FailoverJob job, Set<Integer> inWork, Set<Integer> slowDone, AtomicInteger overlaps)
+            throws InterruptedException {
         if (!inWork.add(job.n())) {
             overlaps.incrementAndGet();
             return;
         }
         try {
-            if (job.n() % SLOW_EVERY == SLOW_EVERY - 10) {
+            if (job.n() == SLOW_JOB && slowDone.add(job.n())) {
                 Thread.sleep(SLOW.toMillis());
             }
         } finally {
             inWork.remove(job.n());
         }
+    }
+
+    /** Which queues have {@link #SLOW_JOB} in work now. */
+    String slowInWork() {
+        return (txInWork.contains(SLOW_JOB) ? "tx" : "") + (plainInWork.contains(SLOW_JOB) ? "+plain" : "");
     }
 
     /** Starts one publishing thread per queue. */

@@ -37,6 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class PostgresFailoverTest {
     private static final int JOBS = 2_000;
+    /** Longer than the failover takes, so that a row in work is still leased once the new primary answers. */
+    private static final Duration LEASE = Duration.ofSeconds(10);
     private static final String TX = "failover_jobs";
     private static final String PLAIN = "failover_plain_jobs";
     private static PgPair pair;
@@ -81,7 +83,7 @@ class PostgresFailoverTest {
         createTables(form);
         FailoverLoad load = new FailoverLoad(JOBS);
         InboxBroker broker = InboxBroker.fromUrl(pair.url()).connectionLimit(16).pollInterval(Duration.ofMillis(200))
-                .lease(Duration.ofSeconds(3)).listenNotify(true).listenProbeInterval(Duration.ofSeconds(2))
+                .lease(LEASE).listenNotify(true).listenProbeInterval(Duration.ofSeconds(2))
                 .subscribe(Subscription.of("failover_tx", spec(TX, form), FailoverJob.class, load::effect)
                         .workers(4).transactional(true))
                 .subscribe(Subscription.of("failover_plain", spec(PLAIN, form), FailoverJob.class, load::plain)
@@ -96,9 +98,13 @@ class PostgresFailoverTest {
             int connects = broker.listenerConnects();
             load.start(broker.publisher("failover_tx", FailoverJob.class),
                     broker.publisher("failover_plain", FailoverJob.class));
-            Eventually.await(() -> load.txCalls.size() >= JOBS / 4, Duration.ofSeconds(60),
-                    () -> "a quarter of the jobs handled before the primary goes: " + load.txCalls.size());
+            Eventually.await(() -> load.txCalls.size() >= JOBS / 4 && load.plainHandled.size() >= JOBS / 4,
+                    Duration.ofSeconds(60), () -> "a quarter of the jobs handled before the primary goes: "
+                            + load.txCalls.size() + " and " + load.plainHandled.size());
             killPoint = "handled:" + load.txCalls.size() + ",published:" + load.publishedTx.size();
+            String slow = load.slowInWork();
+            assertThat(slow).as("the slow job is in work as the primary goes").startsWith("tx");
+            killPoint += ",slow_in_work:" + slow;
             long goneAt = System.nanoTime();
             if (ending == Ending.KILL) {
                 pair.killPrimary();
