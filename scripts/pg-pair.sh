@@ -25,6 +25,7 @@ STANDBY_PORT=${INBOX_PG_PAIR_STANDBY_PORT:-5435}
 DB=test
 # The standby's name in primary_conninfo, which synchronous_standby_names waits for.
 STANDBY_NAME=inbox_standby
+case "$DIR" in /*/*) ;; *) echo "pg-pair: INBOX_PG_PAIR_DIR=$DIR is no folder of its own to build the pair in" >&2; exit 1 ;; esac
 A=$DIR/a # first on PRIMARY_PORT
 B=$DIR/b # first on STANDBY_PORT
 
