@@ -245,7 +245,7 @@ public final class BrokerOpener {
             }
         }
         anyTransactional |= settings.transactional();
-        budget.add(queue, runner.connections());
+        budget.add(queue, runner.connections(), plan.connections().heldWaiting());
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),
                 claimForm, settings.workers());
         return runner;
