@@ -150,4 +150,25 @@ class ConnectionsTest {
             broker.shutdown();
         }
     }
+
+    @Test
+    void onSqliteAPublishTakesItsWriteTurnBeforeAConnection() {
+        // A publish that held the pool's connection while it waited for the turn of a transactional delivery,
+        // which waited for a connection, stalled both until the gate's 10 s wait gave out.
+        TestDatabase db = TestDatabase.SQLITE;
+        TestTable table = TestTable.of("budget_jobs", ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        InboxBroker broker = InboxBroker.fromUrl(db.url()).connectionLimit(1).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("budget", table.spec(), Job.class, (job, d) -> Outcome.ack())
+                        .transactional(true));
+        List<String> logged = LogCapture.during(() -> {
+            broker.connect();
+            try {
+                drains(broker, db, 10);
+            } finally {
+                broker.shutdown();
+            }
+        });
+        assertThat(logged).noneMatch(line -> line.contains("for its turn"));
+    }
 }

@@ -12,6 +12,7 @@ import dev.inbox.Publisher;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.internal.jdbc.WriteGate;
 import dev.inbox.internal.runner.CurrentDelivery;
 import dev.inbox.spi.Dialect;
 import java.io.ByteArrayOutputStream;
@@ -84,15 +85,18 @@ public final class BrokerPublisher<T> implements Publisher<T> {
                     + " would wait for ever; publish through the delivery's broker, or with"
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
-        try (Connection connection = database.open()) {
-            // A connection already in a transaction (a JTA one) takes the batch into it.
-            if (database.takesTurns() && connection.getAutoCommit()) {
-                // One writer at a time: the publish waits its turn behind the engine's writers, where in
-                // SQLite's busy handler it would look for the lock least often of all the waiters.
-                return database.write(() -> insertOn(target, connection, payloads, options, inOneTransaction));
+        // One writer at a time (SQLite): the publish waits its turn behind the engine's writers, where in
+        // SQLite's busy handler it would look for the lock least often of all the waiters. The turn comes
+        // before the connection, as a delivery's does: a publish that held a connection while it waited for
+        // the turn of a delivery waiting for a connection stalled both until the gate's 10 s wait gave out.
+        try (WriteGate.Turn turn = database.writeTurn(); Connection connection = database.open()) {
+            // A connection already in a transaction (a JTA one) takes the batch into it, and its write lock
+            // lasts to a commit no turn spans.
+            boolean own = connection.getAutoCommit();
+            if (!own) {
+                turn.close();
             }
-            return insertOn(target, connection, payloads, options,
-                    inOneTransaction && payloads.size() > 1 && connection.getAutoCommit());
+            return insertOn(target, connection, payloads, options, inOneTransaction && own);
         } catch (SQLException e) {
             throw failed(target, e);
         }
