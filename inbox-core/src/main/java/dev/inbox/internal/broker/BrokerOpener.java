@@ -134,7 +134,8 @@ public final class BrokerOpener {
                 InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
                         notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
-                                spec.table() + "." + spec.payload().orElseThrow().name()), config.listener()));
+                                spec.table() + "." + spec.payload().orElseThrow().name()), config.listener(),
+                        (int) config.publishTimeout().toSeconds()));
             }
         } catch (SQLException e) {
             throw database.unreachable(e);

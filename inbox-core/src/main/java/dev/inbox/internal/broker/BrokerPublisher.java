@@ -168,8 +168,16 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private InboxException failed(PublishQueue target, SQLException e) {
+        String why = target.database().redact(e.getMessage());
+        if (target.database().dialect().timedOut(e)) {
+            return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
+                    + spec.table() + " did not finish within the publish timeout of " + target.timeoutSeconds()
+                    + " s, and nothing was inserted: another transaction holds a lock on the table (or the database's"
+                    + " write lock) and has not let go (" + why + "); end that transaction, or raise"
+                    + " InboxBroker.publishTimeout", e);
+        }
         return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
-                + spec.table() + " failed: " + target.database().redact(e.getMessage()), e);
+                + spec.table() + " failed: " + why, e);
     }
 
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
@@ -228,6 +236,9 @@ public final class BrokerPublisher<T> implements Publisher<T> {
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
+            // Bounds the wait for a lock on every database, on the caller's connection too; set on the driver's
+            // statement object, no round trip.
+            ps.setQueryTimeout(target.timeoutSeconds());
             // What every row shares: bound once for one statement of many rows, for each row of a batch.
             Binding shared = () -> {
                 if (insert.uses("id")) {
