@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,9 +58,11 @@ class PublishTimeoutTest {
             try (Statement statement = locker.createStatement()) {
                 statement.execute(lockTable(db));
             }
-            // Its own transaction, a batch, and the caller's transaction on a connection of its own.
+            // Its own transaction, batches, and the caller's transaction on a connection of its own.
             fails(() -> publisher.publish(new Job(1)));
             fails(() -> publisher.publishAll(List.of(new Job(2), new Job(3))));
+            // More than 100 rows: on MariaDB through its driver, one bulk command.
+            fails(() -> publisher.publishAll(IntStream.range(10, 160).mapToObj(Job::new).toList()));
             try (Connection caller = db.dataSource().getConnection()) {
                 caller.setAutoCommit(false);
                 fails(() -> publisher.publish(caller, new Job(4)));
