@@ -65,8 +65,8 @@ final class ConnectionBudget {
             throw new InboxException(Kind.DECLARATION, "connectionLimit is " + poolSize + ", and the broker needs at"
                     + " least " + floor + " connections to make any progress (" + (held.isEmpty() ? "" : held + "; ")
                     + (listener ? "the LISTEN connection is held for as long as the broker runs; " : "")
-                    + "and one is left for claims, settlements and publishes): with fewer, every delivery would wait"
-                    + " out the pool's connection timeout; raise connectionLimit to at least " + floor + " (to "
+                    + "and one more for claims, settlements and publishes to share): with fewer, every delivery"
+                    + " could wait out the pool's connection timeout; raise connectionLimit to at least " + floor + " (to "
                     + (total() + (anyTransactional ? 1 : 0)) + " for no waiting)");
         }
         int total = total();
