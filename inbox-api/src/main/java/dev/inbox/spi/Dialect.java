@@ -7,6 +7,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -285,6 +286,15 @@ public interface Dialect {
     /** True when {@code e} is a unique index refusing the row {@link #insertUnique} tried to insert. */
     default boolean duplicateKey(SQLException e) {
         return false;
+    }
+
+    /**
+     * True when {@code e} ends a statement that ran out of its JDBC query timeout (a publish's
+     * insert waiting for a lock), as the driver reports it. By default the standard {@link
+     * SQLTimeoutException}.
+     */
+    default boolean timedOut(SQLException e) {
+        return e instanceof SQLTimeoutException;
     }
 
     /**

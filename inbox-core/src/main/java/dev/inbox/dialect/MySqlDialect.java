@@ -361,6 +361,16 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     /**
+     * MariaDB's driver runs a statement with a query timeout under {@code max_statement_time}, whose
+     * end (1969) reaches a bulk batch as a plain batch failure; MySQL's {@code max_execution_time}
+     * is 3024; Connector/J's own timer throws {@link java.sql.SQLTimeoutException}.
+     */
+    @Override
+    public boolean timedOut(SQLException e) {
+        return e.getErrorCode() == 1969 || e.getErrorCode() == 3024 || super.timedOut(e);
+    }
+
+    /**
      * A batch as one multi-row insert: the drivers send a batch of inserts as many statements (or a
      * bulk command), and in autocommit those would commit one by one.
      */

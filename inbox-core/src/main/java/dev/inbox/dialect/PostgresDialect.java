@@ -341,4 +341,13 @@ public final class PostgresDialect extends StandardDialect {
     public String insertUnique(TableShape t) {
         return insert(t) + " ON CONFLICT DO NOTHING";
     }
+
+    /**
+     * The server cancels a statement at the driver's query timeout (57014, query_canceled), or at
+     * a {@code lock_timeout} the session sets (55P03).
+     */
+    @Override
+    public boolean timedOut(SQLException e) {
+        return "57014".equals(e.getSQLState()) || "55P03".equals(e.getSQLState()) || super.timedOut(e);
+    }
 }

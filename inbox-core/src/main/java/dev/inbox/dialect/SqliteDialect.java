@@ -202,4 +202,13 @@ public final class SqliteDialect extends StandardDialect {
     public String insertUnique(TableShape t) {
         return insert(t) + " ON CONFLICT DO NOTHING";
     }
+
+    /**
+     * The driver runs a statement with a query timeout under a busy timeout of as long, so a lock
+     * that outlasts it ends the statement as busy (5) or locked (6).
+     */
+    @Override
+    public boolean timedOut(SQLException e) {
+        return e.getErrorCode() == 5 || e.getErrorCode() == 6 || super.timedOut(e);
+    }
 }

@@ -158,6 +158,21 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
         return this;
     }
 
+    /**
+     * How long a publish's insert may wait, for a lock another transaction holds on the queue's
+     * table or for the database's write lock, before it fails with {@code DATABASE} naming the
+     * table and this timeout (default 30 s; whole seconds, from 1 s to 1 h, rounded up). It bounds
+     * every publish of the broker's publishers, those through the caller's connection or delivery
+     * too, as the JDBC query timeout of the insert; the database's own lock wait (MariaDB's
+     * {@code innodb_lock_wait_timeout}, SQLite's busy timeout) no longer decides it.
+     *
+     * @throws InboxException {@code DECLARATION} for a timeout out of that range
+     */
+    public InboxBroker publishTimeout(Duration timeout) {
+        draft.publishTimeout(timeout);
+        return this;
+    }
+
     /** How often the LISTEN connection checks it still hears notifications (default 10 s). */
     public InboxBroker listenProbeInterval(Duration interval) {
         draft.listenProbeInterval(interval);

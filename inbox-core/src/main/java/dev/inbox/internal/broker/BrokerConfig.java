@@ -29,6 +29,7 @@ import javax.sql.DataSource;
  * @param settings             the broker-wide options set on the broker; the others take their default
  * @param deliveryTransactions how transactional deliveries open their transaction; null for JDBC on the broker's pool
  * @param wakeElsewhere        told of rows made visible in a queue no subscription of this broker takes
+ * @param publishTimeout       how long a publish's insert may wait for a lock: its JDBC query timeout
  * @param pauseTable           the table of paused queues
  * @param routes               every queue's table: those routed and those subscribed
  * @param scheduleTable        the table of the recurring jobs' next due times
@@ -37,8 +38,8 @@ import javax.sql.DataSource;
  */
 public record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
-        String pauseTable, List<Dialect> dialects, Clock clock, ObjectMapper json, Threads threads,
-        BrokerListener listener,
+        Duration publishTimeout, String pauseTable, List<Dialect> dialects, Clock clock, ObjectMapper json,
+        Threads threads, BrokerListener listener,
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
         List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring,

@@ -39,8 +39,12 @@ public final class BrokerDraft {
     private final Lifecycle lifecycle;
     /** The broker-wide options set on this broker; those not here take their declared default. */
     private final Map<SubscriptionOption<?>, Object> settings = new HashMap<>();
+    /** How long a publish's insert waits for a lock by default: as long as the pool waits for a connection. */
+    public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(30);
+
     private int connectionLimit = 10;
     private Duration listenProbeInterval = Duration.ofSeconds(10);
+    private Duration publishTimeout = DEFAULT_PUBLISH_TIMEOUT;
     private String pauseTable;
     private String scheduleTable;
     private String subscriberTable;
@@ -105,6 +109,16 @@ public final class BrokerDraft {
             throw new InboxException(Kind.DECLARATION, "connectionLimit must be between 1 and 1000, not " + connections);
         }
         connectionLimit = connections;
+    }
+
+    /** Whole seconds, rounded up: what a JDBC statement's query timeout takes. */
+    public synchronized void publishTimeout(Duration timeout) {
+        configuring("set publishTimeout");
+        if (timeout == null || timeout.compareTo(Duration.ofSeconds(1)) < 0
+                || timeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new InboxException(Kind.DECLARATION, "publishTimeout must be between 1 s and 1 h, not " + timeout);
+        }
+        publishTimeout = BrokerOpener.wholeSeconds(timeout);
     }
 
     public synchronized void listenProbeInterval(Duration interval) {
@@ -266,9 +280,9 @@ public final class BrokerDraft {
         configuring("connect again");
         sealed = true;
         return new BrokerConfig(url, driverProperties, dataSource, settings, connectionLimit, listenProbeInterval,
-                pauseTable, dialects, clock, json, threads, listener, handlerContext, deliveryTransactions,
-                wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()), scheduleTable,
-                List.copyOf(recurring.values()), subscriberTable);
+                publishTimeout, pauseTable, dialects, clock, json, threads, listener, handlerContext,
+                deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()),
+                scheduleTable, List.copyOf(recurring.values()), subscriberTable);
     }
 
     /** Fails with {@code LIFECYCLE} (or {@code CLOSED}) once the broker has connected or shut down. */

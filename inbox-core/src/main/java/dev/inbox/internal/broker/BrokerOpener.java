@@ -147,7 +147,8 @@ public final class BrokerOpener {
                 InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
                         notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
-                                spec.table() + "." + spec.payload().orElseThrow().name()), config.listener()));
+                                spec.table() + "." + spec.payload().orElseThrow().name()), config.listener(),
+                        (int) config.publishTimeout().toSeconds()));
             }
             // Last: a broker refused for another reason leaves no declaration behind.
             subscribers = SubscriberTable.register(database, connection, config.subscriberTable(), config.clock(),
@@ -266,7 +267,7 @@ public final class BrokerOpener {
         declared.put(spec.table(), new SubscriberTable.Declared(queue, claimForm + " form, payload "
                 + subscription.payloadType().getTypeName()));
         anyTransactional |= settings.transactional();
-        budget.add(queue, runner.connections());
+        budget.add(queue, runner.connections(), plan.connections().heldWaiting());
         LOG.log(Level.INFO, "queue {0}: subscribed to table {1} ({2} form, {3} workers)", queue, spec.table(),
                 claimForm, settings.workers());
         return runner;

@@ -12,6 +12,7 @@ import dev.inbox.Publisher;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.Sql;
+import dev.inbox.internal.jdbc.WriteGate;
 import dev.inbox.internal.runner.CurrentDelivery;
 import dev.inbox.spi.Dialect;
 import java.io.ByteArrayOutputStream;
@@ -84,15 +85,18 @@ public final class BrokerPublisher<T> implements Publisher<T> {
                     + " would wait for ever; publish through the delivery's broker, or with"
                     + " publish(delivery.connection(), payload), to join its transaction");
         }
-        try (Connection connection = database.open()) {
-            // A connection already in a transaction (a JTA one) takes the batch into it.
-            if (database.takesTurns() && connection.getAutoCommit()) {
-                // One writer at a time: the publish waits its turn behind the engine's writers, where in
-                // SQLite's busy handler it would look for the lock least often of all the waiters.
-                return database.write(() -> insertOn(target, connection, payloads, options, inOneTransaction));
+        // One writer at a time (SQLite): the publish waits its turn behind the engine's writers, where in
+        // SQLite's busy handler it would look for the lock least often of all the waiters. The turn comes
+        // before the connection, as a delivery's does: a publish that held a connection while it waited for
+        // the turn of a delivery waiting for a connection stalled both until the gate's 10 s wait gave out.
+        try (WriteGate.Turn turn = database.writeTurn(); Connection connection = database.open()) {
+            // A connection already in a transaction (a JTA one) takes the batch into it, and its write lock
+            // lasts to a commit no turn spans.
+            boolean own = connection.getAutoCommit();
+            if (!own) {
+                turn.close();
             }
-            return insertOn(target, connection, payloads, options,
-                    inOneTransaction && payloads.size() > 1 && connection.getAutoCommit());
+            return insertOn(target, connection, payloads, options, inOneTransaction && own);
         } catch (SQLException e) {
             throw failed(target, e);
         }
@@ -164,8 +168,16 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private InboxException failed(PublishQueue target, SQLException e) {
+        String why = target.database().redact(e.getMessage());
+        if (target.database().dialect().timedOut(e)) {
+            return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
+                    + spec.table() + " did not finish within the publish timeout of " + target.timeoutSeconds()
+                    + " s, and nothing was inserted: another transaction holds a lock on the table (or the database's"
+                    + " write lock) and has not let go (" + why + "); end that transaction, or raise"
+                    + " InboxBroker.publishTimeout", e);
+        }
         return new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the insert into table "
-                + spec.table() + " failed: " + target.database().redact(e.getMessage()), e);
+                + spec.table() + " failed: " + why, e);
     }
 
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
@@ -224,6 +236,9 @@ public final class BrokerPublisher<T> implements Publisher<T> {
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
         try (PreparedStatement ps = insert.prepare(connection)) {
+            // Bounds the wait for a lock on every database, on the caller's connection too; set on the driver's
+            // statement object, no round trip.
+            ps.setQueryTimeout(target.timeoutSeconds());
             // What every row shares: bound once for one statement of many rows, for each row of a batch.
             Binding shared = () -> {
                 if (insert.uses("id")) {

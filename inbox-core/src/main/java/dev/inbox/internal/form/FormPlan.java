@@ -31,9 +31,16 @@ public record FormPlan(Claimer claimer, int rowsPerClaim, int claimsAtOnce, Disp
 
     /**
      * The connections a subscription may hold at once: one per claim loop running, and those held
-     * beside them (settlements, lock sessions, the keeper or the ack writer).
+     * beside them (settlements, lock sessions, the keeper or the ack writer); and of those, how many
+     * it may hold while each waits for one more ({@code heldWaiting}: an advisory lock session whose
+     * transactional delivery opens a transaction of its own). A pool no larger than the latter can
+     * be held whole by connections that wait for another, and then nothing moves.
      */
-    public record Connections(int perClaimLoop, int beside) {
+    public record Connections(int perClaimLoop, int beside, int heldWaiting) {
+        public Connections(int perClaimLoop, int beside) {
+            this(perClaimLoop, beside, 0);
+        }
+
         public int with(int claimLoops) {
             return perClaimLoop * claimLoops + beside;
         }

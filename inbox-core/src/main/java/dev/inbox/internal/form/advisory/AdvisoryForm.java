@@ -81,10 +81,13 @@ public final class AdvisoryForm {
                 form.parked != null && work.batchSize() > 1);
         // A lock session per claim, a transactional delivery's own transaction beside its session, and the
         // writer of acks no claim took.
-        int beside = work.workers() + 1 + (context.transactional() ? work.workers() : 0) + (form.parked != null ? 1 : 0);
-        return new FormPlan(claimer, work.batchSize(), work.workers() + 1, dispatch,
+        int sessions = work.workers() + 1;
+        int beside = sessions + (context.transactional() ? work.workers() : 0) + (form.parked != null ? 1 : 0);
+        // A session whose delivery is transactional holds its connection while it waits for the delivery's.
+        return new FormPlan(claimer, work.batchSize(), sessions, dispatch,
                 form.parked == null ? Carry.none() : form.parked.carry(), List.<Service>of(form.sessions),
-                new FormPlan.Connections(0, beside), form.sql.prepared(form.locks));
+                new FormPlan.Connections(0, beside, context.transactional() ? sessions : 0),
+                form.sql.prepared(form.locks));
     }
 
     FormContext context() {
