@@ -42,6 +42,8 @@ public final class Deliverer<T> {
     private final HandlerFailures failures;
     /** True where the table holds when a retried row is due (a lease or retry_after column). */
     private final boolean delaysRetries;
+    /** What a handler call comes to where the handler timeout cut in; nothing checked without one. */
+    private final HandlerTimeout timeout;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
@@ -57,6 +59,7 @@ public final class Deliverer<T> {
         this.backoff = new RetryBackoff(settings.retryBackoff(), settings.retryBackoffMax());
         this.failures = new HandlerFailures(queue);
         this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
+        this.timeout = HandlerTimeout.of(settings.handlerTimeout());
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -168,6 +171,15 @@ public final class Deliverer<T> {
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
             failure = e;
         }
+        Exception late = null;
+        for (InFlight delivery : deliveries) {
+            Exception timedOut = timeout.afterHandler(delivery);
+            late = late != null ? late : timedOut;
+        }
+        if (late != null) {
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = late;
+        }
         engine.listener().handled(queue, deliveries.size(), Elapsed.since(started), failure);
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
@@ -208,6 +220,10 @@ public final class Deliverer<T> {
         } catch (Throwable e) {
             // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
             result = new Result(Outcome.retry(), e);
+        }
+        Exception late = timeout.afterHandler(delivery);
+        if (late != null) {
+            result = new Result(Outcome.retry(), late);
         }
         engine.listener().handled(queue, 1, Elapsed.since(started), result.failure());
         return result;

@@ -52,6 +52,8 @@ public final class SubscriptionRunner implements Service {
     private final ClaimLoops loops;
     private final Workers workers;
     private final Handover handover;
+    /** Null where no handler timeout is set: no timer then. */
+    private final HandlerWatch watch;
     private Threads threads;
 
     /**
@@ -85,6 +87,8 @@ public final class SubscriptionRunner implements Service {
                 settings.pollInterval(), plan.claimer(), clock, listener);
         this.workers = new Workers(queue, most, batches, deliverer, clock, capacity, inWork);
         this.handover = Handover.of(plan.dispatch(), loops, workers, capacity, most, batches, deliverer);
+        this.watch = settings.handlerTimeout() == null ? null
+                : new HandlerWatch(queue, settings.handlerTimeout(), inWork, workers);
     }
 
     /** The connections the subscription may hold at once, as its form counts them. */
@@ -120,10 +124,16 @@ public final class SubscriptionRunner implements Service {
                 }
             }
         });
+        if (watch != null) {
+            watch.start(threads);
+        }
         try {
             loops.start(threads, this::claimStep);
         } catch (RuntimeException e) {
             loops.stop();
+            if (watch != null) {
+                watch.stop();
+            }
             Services.stopAll(started, threads, System.nanoTime() + Duration.ofSeconds(5).toNanos());
             throw e;
         }
@@ -249,6 +259,9 @@ public final class SubscriptionRunner implements Service {
             report = report.plus(service.stop(deadline));
         }
         int cutOff = drain(deadline);
+        if (watch != null) {
+            watch.stop(); // it watched the drain too: a handler past its timeout there is interrupted
+        }
         plan.carry().stop(deadline + ACKS_AFTER_DRAIN.toNanos());
         return report.plus(new ShutdownReport(workers.released(), 0, cutOff, 0));
     }

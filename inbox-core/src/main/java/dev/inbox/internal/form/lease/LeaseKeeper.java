@@ -148,8 +148,9 @@ final class LeaseKeeper implements Service {
             // waiting for the database's lock while holding the monitor left that delivery waiting for it.
             connections.use(connection -> {
                 for (InFlight delivery : inWork) {
-                    // A delivery whose transaction locks the whole database needs no lease: no one can claim.
-                    if (delivery.locksDatabase() || stopping) {
+                    // A delivery whose transaction locks the whole database needs no lease: no one can claim. One
+                    // whose handler outran its timeout is let go: its lease runs out, and the row returns.
+                    if (delivery.locksDatabase() || stopping || delivery.timedOut()) {
                         continue;
                     }
                     delivery.whileUnsettled(() -> {
