@@ -80,8 +80,9 @@ public final class SubscriptionOption<T> {
             "How long one delivery's handler (a batch handler's call) may run; past it the handler's thread is"
                     + " interrupted and the attempt fails like a thrown exception: its transaction rolls back, the"
                     + " row is retried after the back-off or dead-lettered after `max-attempts`. A handler that"
-                    + " ignores the interrupt keeps its worker, and another takes the rows behind it; in the lease form"
-                    + " its row returns once its lease runs out. 10 ms to 1 day, checked every tenth of it (at"
+                    + " ignores the interrupt keeps its worker, and another takes the rows behind it; its row returns"
+                    + " once its lease runs out (lease form) or at once (the lock forms, unless its transactional"
+                    + " handler writes in the claim's transaction). 10 ms to 1 day, checked every tenth of it (at"
                     + " most each second).");
     /** Whether the handler's writes and the settlement commit in one transaction. */
     public static final SubscriptionOption<Boolean> TRANSACTIONAL = new SubscriptionOption<>("transactional",

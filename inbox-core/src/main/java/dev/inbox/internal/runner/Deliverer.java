@@ -345,6 +345,15 @@ public final class Deliverer<T> {
         return true;
     }
 
+    /**
+     * Settles the attempt of a delivery whose handler outran the handler timeout as failed, while
+     * that handler may still run: where its claim allows it ({@link dev.inbox.internal.form.Claim#settlesBesideItsHandler}).
+     */
+    void timedOut(InFlight delivery) {
+        finish(delivery, afterAttempt(delivery, new Result(Outcome.retry(), HandlerTimeout.failure(
+                settings.handlerTimeout()))));
+    }
+
     /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
     void finish(InFlight delivery, Outcome outcome) {
         finish(delivery, outcome, engine.clock().instant());

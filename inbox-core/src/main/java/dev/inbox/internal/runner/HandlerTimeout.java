@@ -28,8 +28,13 @@ interface HandlerTimeout {
                 return null;
             }
             Thread.interrupted(); // the interrupt was the watch's, and is spent: the settlement goes on
-            return new TimeoutException("the handler ran longer than its handler-timeout of " + timeout.toMillis()
-                    + " ms and was interrupted");
+            return failure(timeout);
         };
+    }
+
+    /** The failure of an attempt whose handler outran {@code timeout}. */
+    static Exception failure(Duration timeout) {
+        return new TimeoutException("the handler ran longer than its handler-timeout of " + timeout.toMillis()
+                + " ms and was interrupted");
     }
 }

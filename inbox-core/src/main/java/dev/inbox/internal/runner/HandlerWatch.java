@@ -16,7 +16,9 @@ import java.util.Map;
  * longer than the timeout ago is marked timed out (its attempt fails as it returns: see
  * {@link HandlerTimeout}) and its thread interrupted. Java cannot stop a thread that ignores the
  * interrupt, so its worker no longer counts among the subscription's: another takes the rows
- * waiting behind it, and the lease keeper lets its row's lease run out, so the row returns.
+ * waiting behind it. Its row returns all the same: the lease keeper lets its lease run out, or,
+ * where the claim allows it (its handler writes nowhere the settlement ends), the row settles as
+ * a failed attempt at once, so the rows claimed with it are not held behind it.
  */
 final class HandlerWatch {
     private static final System.Logger LOG = System.getLogger(HandlerWatch.class.getName());
@@ -26,6 +28,7 @@ final class HandlerWatch {
     private final Duration every;
     private final Collection<InFlight> inWork;
     private final Workers workers;
+    private final Deliverer<?> deliverer;
     /** When each delivery in work was first seen with a worker (System.nanoTime()); the watch's own. */
     private Map<InFlight, Long> seen = new HashMap<>();
     /** The workers timed out that have not yet let go of their rows. */
@@ -33,7 +36,7 @@ final class HandlerWatch {
     private volatile boolean stopped;
     private Threads threads;
 
-    HandlerWatch(String queue, Duration timeout, Collection<InFlight> inWork, Workers workers) {
+    HandlerWatch(String queue, Duration timeout, Collection<InFlight> inWork, Workers workers, Deliverer<?> deliverer) {
         this.queue = queue;
         this.timeout = timeout;
         Duration tenth = timeout.dividedBy(10);
@@ -41,6 +44,7 @@ final class HandlerWatch {
                 : tenth.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : tenth;
         this.inWork = inWork;
         this.workers = workers;
+        this.deliverer = deliverer;
     }
 
     void start(Threads pool) {
@@ -112,5 +116,15 @@ final class HandlerWatch {
         worker.interrupt();
         stuck.put(worker, timedOut);
         workers.stuck();
+        // Where the claim allows it, the row settles now, on a thread of its own (the timer's signal is short).
+        List<InFlight> apart = timedOut.stream().filter(delivery -> delivery.claim().settlesBesideItsHandler()).toList();
+        if (!apart.isEmpty()) {
+            try {
+                threads.run("inbox-" + queue + "-timeout", () -> apart.forEach(deliverer::timedOut));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "queue {0}: no thread to settle rows {1} beside their stuck handler; they"
+                        + " settle when it returns", queue, apart);
+            }
+        }
     }
 }

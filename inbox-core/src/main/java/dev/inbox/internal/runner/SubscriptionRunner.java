@@ -88,7 +88,7 @@ public final class SubscriptionRunner implements Service {
         this.workers = new Workers(queue, most, batches, deliverer, clock, capacity, inWork);
         this.handover = Handover.of(plan.dispatch(), loops, workers, capacity, most, batches, deliverer);
         this.watch = settings.handlerTimeout() == null ? null
-                : new HandlerWatch(queue, settings.handlerTimeout(), inWork, workers);
+                : new HandlerWatch(queue, settings.handlerTimeout(), inWork, workers, deliverer);
     }
 
     /** The connections the subscription may hold at once, as its form counts them. */
