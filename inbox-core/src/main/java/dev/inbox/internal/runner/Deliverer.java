@@ -181,6 +181,9 @@ public final class Deliverer<T> {
             failure = late;
         }
         engine.listener().handled(queue, deliveries.size(), Elapsed.since(started), failure);
+        if (late != null && deliveries.stream().allMatch(InFlight::isSettled)) {
+            return; // settled by the watch while the handler ran on, and logged
+        }
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
         List<Outcome> settled = new ArrayList<>(deliveries.size());
@@ -204,7 +207,10 @@ public final class Deliverer<T> {
     /** What the handler did: its outcome, and what it threw, if it did. */
     private record Result(Outcome outcome, Throwable failure) {}
 
-    /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
+    /**
+     * Calls the handler; null when it was cut off at shutdown's drain timeout, or timed out and
+     * settled meanwhile.
+     */
     private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
         long started = System.nanoTime();
         Result result;
@@ -226,7 +232,8 @@ public final class Deliverer<T> {
             result = new Result(Outcome.retry(), late);
         }
         engine.listener().handled(queue, 1, Elapsed.since(started), result.failure());
-        return result;
+        // Settled by the watch while the handler ran on: its failed attempt is written and logged already.
+        return late != null && delivery.isSettled() ? null : result;
     }
 
     /** The outcome that settles an attempt, and one log line when it failed. */
