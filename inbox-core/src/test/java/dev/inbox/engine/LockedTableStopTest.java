@@ -2,6 +2,7 @@ package dev.inbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.ClaimForm;
 import dev.inbox.Outcome;
 import dev.inbox.Subscription;
@@ -15,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -81,6 +83,35 @@ class LockedTableStopTest {
         }
         assertThat(firstCalls).as("the first broker's one attempt").hasValue(1);
         assertThat(secondCalls).as("handled once by the second broker").hasValue(1);
+    }
+
+    /**
+     * The release a locked table keeps waiting ends by itself, so the connection it took goes back to
+     * the application's pool while the table is still locked: no connection is held until the
+     * database's lock or busy timeout (PostgreSQL has none).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TestDatabase.class)
+    void theWaitingReleaseGivesItsConnectionBackWhileTheTableStaysLocked(TestDatabase db) throws Exception {
+        TestTable table = TestTable.of(TABLE, ClaimForm.LEASE, TestTable.Feature.ATTEMPT);
+        table.create(db);
+        HikariDataSource pool = db.dataSource();
+        CountDownLatch started = new CountDownLatch(1);
+        InboxBroker broker = InboxBroker.fromDataSource(pool).pollInterval(Duration.ofMillis(50))
+                .subscribe(Subscription.of("locked", table.spec(), Job.class, (job, d) -> {
+                    started.countDown();
+                    Thread.sleep(60_000);
+                    return Outcome.ack();
+                    // No room to claim more, and no extension due (each 15 s): the release alone meets the lock.
+                }).prefetch(0))
+                .connect();
+        broker.publisher("locked", Job.class).publish(new Job(1));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        try (Connection locked = lockTable(db)) {
+            broker.shutdown(DRAIN);
+            Eventually.await(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0, Duration.ofSeconds(3),
+                    () -> pool.getHikariPoolMXBean().getActiveConnections() + " connections still in use");
+        }
     }
 
     /** Another connection's lock on the whole table, held until that connection commits or closes. */
