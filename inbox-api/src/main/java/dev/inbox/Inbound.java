@@ -54,6 +54,9 @@ public @interface Inbound {
     /** {@link SubscriptionOption#RETRY_BACKOFF_MAX}: the longest wait of the back-off. */
     String retryBackoffMax() default "";
 
+    /** {@link SubscriptionOption#HANDLER_TIMEOUT}: how long a handler may run, such as {@code 5m}. */
+    String handlerTimeout() default "";
+
     /** {@link SubscriptionOption#TRANSACTIONAL}: {@code transactional = true} runs each delivery in one transaction with its settlement. */
     boolean[] transactional() default {};
 

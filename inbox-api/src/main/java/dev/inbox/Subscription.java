@@ -128,6 +128,14 @@ public final class Subscription<T> {
         return with(SubscriptionOption.RETRY_BACKOFF_MAX, longest);
     }
 
+    /**
+     * How long one delivery's handler may run before its thread is interrupted and the attempt
+     * counts as failed (default none).
+     */
+    public Subscription<T> handlerTimeout(Duration timeout) {
+        return with(SubscriptionOption.HANDLER_TIMEOUT, timeout);
+    }
+
     public Subscription<T> transactional(boolean on) {
         return with(SubscriptionOption.TRANSACTIONAL, on);
     }

@@ -73,6 +73,17 @@ public final class SubscriptionOption<T> {
             "retry-backoff-max", Duration.class, Duration.ofMinutes(5), "5m", false, Durations::parse,
             v -> between(v, Duration.ZERO, Duration.ofDays(1)),
             "The longest wait of the retry back-off (0 to 1 day).");
+    /** How long one delivery's handler may run before it is interrupted and its attempt counts as failed. */
+    public static final SubscriptionOption<Duration> HANDLER_TIMEOUT = new SubscriptionOption<>("handler-timeout",
+            Duration.class, null, "none", false, Durations::parse,
+            v -> between(v, Duration.ofMillis(10), Duration.ofDays(1)),
+            "How long one delivery's handler (a batch handler's call) may run; past it the handler's thread is"
+                    + " interrupted and the attempt fails like a thrown exception: its transaction rolls back, the"
+                    + " row is retried after the back-off or dead-lettered after `max-attempts`. A handler that"
+                    + " ignores the interrupt keeps its worker, and another takes the rows behind it; its row returns"
+                    + " once its lease runs out (lease form) or at once (the lock forms, unless its transactional"
+                    + " handler writes in the claim's transaction). 10 ms to 1 day, checked every tenth of it (at"
+                    + " most each second).");
     /** Whether the handler's writes and the settlement commit in one transaction. */
     public static final SubscriptionOption<Boolean> TRANSACTIONAL = new SubscriptionOption<>("transactional",
             Boolean.class, false, "false", false, SubscriptionOption::parseBoolean, v -> { },
@@ -87,8 +98,8 @@ public final class SubscriptionOption<T> {
             "Set false to deploy a handler without claiming.");
 
     private static final List<SubscriptionOption<?>> ALL = List.of(LEASE, POLL_INTERVAL, WORKERS, BATCH_SIZE,
-            PREFETCH, MAX_ATTEMPTS, DEAD_LETTER, RETRY_BACKOFF, RETRY_BACKOFF_MAX, TRANSACTIONAL, LISTEN_NOTIFY,
-            ENABLED);
+            PREFETCH, MAX_ATTEMPTS, DEAD_LETTER, RETRY_BACKOFF, RETRY_BACKOFF_MAX, HANDLER_TIMEOUT, TRANSACTIONAL,
+            LISTEN_NOTIFY, ENABLED);
 
     private final String name;
     private final Class<T> type;

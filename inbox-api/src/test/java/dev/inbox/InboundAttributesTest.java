@@ -24,7 +24,7 @@ class InboundAttributesTest {
 
         void set(@Inbound(queue = "q", table = Object.class, lease = "PT1M", pollInterval = "500ms", workers = 4,
                 batchSize = 32, prefetch = 8, maxAttempts = 5, deadLetter = "dead_jobs", retryBackoff = "10s",
-                retryBackoffMax = "1h", transactional = true, listenNotify = true, enabled = false) String payload) {}
+                retryBackoffMax = "1h", handlerTimeout = "2m", transactional = true, listenNotify = true, enabled = false) String payload) {}
 
         void twoFlags(@Inbound(queue = "q", table = Object.class, transactional = {true, false}) String payload) {}
 
@@ -81,6 +81,7 @@ class InboundAttributesTest {
         assertThat(SubscriptionOption.DEAD_LETTER.fromAnnotation(set)).contains("dead_jobs");
         assertThat(SubscriptionOption.RETRY_BACKOFF.fromAnnotation(set)).contains(Duration.ofSeconds(10));
         assertThat(SubscriptionOption.RETRY_BACKOFF_MAX.fromAnnotation(set)).contains(Duration.ofHours(1));
+        assertThat(SubscriptionOption.HANDLER_TIMEOUT.fromAnnotation(set)).contains(Duration.ofMinutes(2));
         assertThat(SubscriptionOption.TRANSACTIONAL.fromAnnotation(set)).contains(true);
         assertThat(SubscriptionOption.LISTEN_NOTIFY.fromAnnotation(set)).contains(true);
         assertThat(SubscriptionOption.ENABLED.fromAnnotation(set)).contains(false);

@@ -190,6 +190,14 @@ public class InboxActivationSpec implements ActivationSpec, Serializable {
         option(SubscriptionOption.RETRY_BACKOFF_MAX, value);
     }
 
+    public String getHandlerTimeout() {
+        return option(SubscriptionOption.HANDLER_TIMEOUT);
+    }
+
+    public void setHandlerTimeout(String value) {
+        option(SubscriptionOption.HANDLER_TIMEOUT, value);
+    }
+
     public String getTransactional() {
         return option(SubscriptionOption.TRANSACTIONAL);
     }

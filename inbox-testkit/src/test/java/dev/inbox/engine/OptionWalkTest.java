@@ -55,6 +55,7 @@ class OptionWalkTest {
             Map.entry(SubscriptionOption.DEAD_LETTER, OptionWalkTest::maxAttemptsAndDeadLetter),
             Map.entry(SubscriptionOption.RETRY_BACKOFF, OptionWalkTest::retryBackoff),
             Map.entry(SubscriptionOption.RETRY_BACKOFF_MAX, OptionWalkTest::retryBackoffMax),
+            Map.entry(SubscriptionOption.HANDLER_TIMEOUT, OptionWalkTest::handlerTimeout),
             Map.entry(SubscriptionOption.TRANSACTIONAL, OptionWalkTest::transactional),
             Map.entry(SubscriptionOption.LISTEN_NOTIFY, OptionWalkTest::listenNotify),
             Map.entry(SubscriptionOption.ENABLED, OptionWalkTest::enabled));
@@ -217,6 +218,25 @@ class OptionWalkTest {
         long wait = t.firstRetryWait(s -> s.with(SubscriptionOption.RETRY_BACKOFF, Duration.ofSeconds(3)));
         // Up to a quarter is taken off at random; the poll adds up to 50 ms.
         assertThat(wait).isBetween(2_200L, 4_500L);
+    }
+
+    /** A handler still running past the timeout is interrupted, and its row retried. */
+    private static void handlerTimeout(OptionWalkTest t) throws Exception {
+        t.subscribe((job, d) -> {
+            if (d.attempt() == 1) {
+                try {
+                    Thread.sleep(30_000);
+                } catch (InterruptedException e) {
+                    t.seen.add("interrupted");
+                    throw e;
+                }
+            }
+            t.seen.add("attempt " + d.attempt());
+            return Outcome.ack();
+        }, s -> s.retryBackoff(Duration.ZERO).with(SubscriptionOption.HANDLER_TIMEOUT, Duration.ofMillis(200)));
+        insert(1);
+        await(() -> DB.count("walk_jobs") == 0, "retried after the timeout and acked");
+        assertThat(t.seen).containsExactly("interrupted", "attempt 2");
     }
 
     /**

@@ -215,7 +215,8 @@ public final class BrokerOpener {
                 config.setting(subscription, SubscriptionOption.POLL_INTERVAL), lease,
                 subscription.find(SubscriptionOption.MAX_ATTEMPTS).orElse(0), deadLetter != null,
                 subscription.get(SubscriptionOption.TRANSACTIONAL), subscription.get(SubscriptionOption.RETRY_BACKOFF),
-                subscription.get(SubscriptionOption.RETRY_BACKOFF_MAX));
+                subscription.get(SubscriptionOption.RETRY_BACKOFF_MAX),
+                subscription.find(SubscriptionOption.HANDLER_TIMEOUT).orElse(null));
         if (spec.lease().isEmpty() && spec.retryAfter().isEmpty() && !settings.retryBackoff().isZero()) {
             LOG.log(Level.WARNING, "queue {0}: table {1} has no retry_after column, so a row whose attempt failed is"
                     + " due again at once and the retry back-off cannot space its attempts; add a retry_after column"

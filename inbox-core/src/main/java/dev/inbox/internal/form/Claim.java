@@ -56,6 +56,15 @@ public interface Claim {
      */
     HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws Exception;
 
+    /**
+     * True where a row whose handler outran the handler timeout may settle while that handler still
+     * runs, as a failed attempt: the handler writes nowhere the settlement ends. Elsewhere the row
+     * stays claimed until the handler returns (its lease, where it has one, runs out).
+     */
+    default boolean settlesBesideItsHandler() {
+        return false;
+    }
+
     /** True when the row may no longer be handed to a handler: its lease ran out while it waited. */
     default boolean expired(InFlight delivery, Instant now) {
         return false;

@@ -3,6 +3,8 @@ package dev.inbox.internal.form;
 import dev.inbox.Delivery;
 import dev.inbox.InboxException;
 import java.sql.Connection;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -14,6 +16,19 @@ import java.util.Optional;
  * an extension with a stale token, and a row settles once ({@link #settleOnce}).
  */
 public final class InFlight implements Delivery {
+    private static final int HANDLER_RUNS = 0;
+    private static final int HANDLER_RETURNED = 1;
+    private static final int HANDLER_TIMED_OUT = 2;
+    private static final VarHandle HANDLER;
+
+    static {
+        try {
+            HANDLER = MethodHandles.lookup().findVarHandle(InFlight.class, "handler", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final String queue;
     private final Object id;
     private final int attempt;
@@ -24,6 +39,9 @@ public final class InFlight implements Delivery {
     private volatile Thread worker;
     private volatile Connection transaction;
     private volatile boolean locksDatabase;
+    /** Whether its handler runs, returned, or outran the handler timeout: who came first decides. */
+    @SuppressWarnings("unused") // through HANDLER
+    private volatile int handler;
     private final Claim claim;
 
     public InFlight(String queue, Object id, int attempt, byte[] payload, Map<String, String> headers, Instant token,
@@ -204,6 +222,24 @@ public final class InFlight implements Delivery {
 
     public void worker(Thread thread) {
         worker = thread;
+    }
+
+    /**
+     * The handler timeout's watch: marks the handler as having outrun its timeout, unless it has
+     * returned; true when this call marked it.
+     */
+    public boolean timeOut() {
+        return HANDLER.compareAndSet(this, HANDLER_RUNS, HANDLER_TIMED_OUT);
+    }
+
+    /** The handler has returned (or thrown): true when the timeout came first, and its attempt failed. */
+    public boolean handlerReturned() {
+        return !HANDLER.compareAndSet(this, HANDLER_RUNS, HANDLER_RETURNED) && timedOut();
+    }
+
+    /** True once its handler outran the handler timeout: its lease is no longer extended. */
+    public boolean timedOut() {
+        return handler == HANDLER_TIMED_OUT;
     }
 
     @Override

@@ -42,6 +42,8 @@ public final class Deliverer<T> {
     private final HandlerFailures failures;
     /** True where the table holds when a retried row is due (a lease or retry_after column). */
     private final boolean delaysRetries;
+    /** What a handler call comes to where the handler timeout cut in; nothing checked without one. */
+    private final HandlerTimeout timeout;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
@@ -57,6 +59,7 @@ public final class Deliverer<T> {
         this.backoff = new RetryBackoff(settings.retryBackoff(), settings.retryBackoffMax());
         this.failures = new HandlerFailures(queue);
         this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
+        this.timeout = HandlerTimeout.of(settings.handlerTimeout());
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -168,7 +171,19 @@ public final class Deliverer<T> {
             outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
             failure = e;
         }
+        Exception late = null;
+        for (InFlight delivery : deliveries) {
+            Exception timedOut = timeout.afterHandler(delivery);
+            late = late != null ? late : timedOut;
+        }
+        if (late != null) {
+            outcomes = Collections.nCopies(deliveries.size(), Outcome.retry());
+            failure = late;
+        }
         engine.listener().handled(queue, deliveries.size(), Elapsed.since(started), failure);
+        if (late != null && deliveries.stream().allMatch(InFlight::isSettled)) {
+            return; // settled by the watch while the handler ran on, and logged
+        }
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
         List<Outcome> settled = new ArrayList<>(deliveries.size());
@@ -192,7 +207,10 @@ public final class Deliverer<T> {
     /** What the handler did: its outcome, and what it threw, if it did. */
     private record Result(Outcome outcome, Throwable failure) {}
 
-    /** Calls the handler; null when it was cut off at shutdown's drain timeout. */
+    /**
+     * Calls the handler; null when it was cut off at shutdown's drain timeout, or timed out and
+     * settled meanwhile.
+     */
     private Result invoke(T payload, InFlight delivery, BooleanSupplier stopping) {
         long started = System.nanoTime();
         Result result;
@@ -209,8 +227,13 @@ public final class Deliverer<T> {
             // An Error too (a StackOverflowError in the handler, say): the row settles and the worker goes on.
             result = new Result(Outcome.retry(), e);
         }
+        Exception late = timeout.afterHandler(delivery);
+        if (late != null) {
+            result = new Result(Outcome.retry(), late);
+        }
         engine.listener().handled(queue, 1, Elapsed.since(started), result.failure());
-        return result;
+        // Settled by the watch while the handler ran on: its failed attempt is written and logged already.
+        return late != null && delivery.isSettled() ? null : result;
     }
 
     /** The outcome that settles an attempt, and one log line when it failed. */
@@ -327,6 +350,15 @@ public final class Deliverer<T> {
         }
         reports.settled(delivery, Outcome.ack());
         return true;
+    }
+
+    /**
+     * Settles the attempt of a delivery whose handler outran the handler timeout as failed, while
+     * that handler may still run: where its claim allows it ({@link dev.inbox.internal.form.Claim#settlesBesideItsHandler}).
+     */
+    void timedOut(InFlight delivery) {
+        finish(delivery, afterAttempt(delivery, new Result(Outcome.retry(), HandlerTimeout.failure(
+                settings.handlerTimeout()))));
     }
 
     /** Settles, sending a drop to the dead-letter table where the subscription declares one. */

@@ -37,6 +37,8 @@ public final class SubscriptionRunner implements Service {
     private static final System.Logger LOG = System.getLogger(SubscriptionRunner.class.getName());
     /** How long past the caller's deadline the acks of deliveries done may take to be written. */
     private static final Duration ACKS_AFTER_DRAIN = Duration.ofSeconds(1);
+    /** How long past the caller's deadline the rows of handlers cut off may take to be released. */
+    private static final Duration RELEASES_AFTER_DRAIN = Duration.ofMillis(500);
 
     private final String queue;
     private final FormPlan plan;
@@ -50,6 +52,9 @@ public final class SubscriptionRunner implements Service {
     private final ClaimLoops loops;
     private final Workers workers;
     private final Handover handover;
+    /** Null where no handler timeout is set: no timer then. */
+    private final HandlerWatch watch;
+    private Threads threads;
 
     /**
      * @param inWork  the deliveries claimed and not yet done, which the form's context shares
@@ -82,6 +87,8 @@ public final class SubscriptionRunner implements Service {
                 settings.pollInterval(), plan.claimer(), clock, listener);
         this.workers = new Workers(queue, most, batches, deliverer, clock, capacity, inWork);
         this.handover = Handover.of(plan.dispatch(), loops, workers, capacity, most, batches, deliverer);
+        this.watch = settings.handlerTimeout() == null ? null
+                : new HandlerWatch(queue, settings.handlerTimeout(), inWork, workers, deliverer);
     }
 
     /** The connections the subscription may hold at once, as its form counts them. */
@@ -95,6 +102,7 @@ public final class SubscriptionRunner implements Service {
      */
     @Override
     public void start(Threads threads) {
+        this.threads = threads;
         List<Service> started = new ArrayList<>(plan.beside());
         started.add(plan.carry());
         Services.startAll(started, threads, Duration.ofSeconds(5));
@@ -116,10 +124,16 @@ public final class SubscriptionRunner implements Service {
                 }
             }
         });
+        if (watch != null) {
+            watch.start(threads);
+        }
         try {
             loops.start(threads, this::claimStep);
         } catch (RuntimeException e) {
             loops.stop();
+            if (watch != null) {
+                watch.stop();
+            }
             Services.stopAll(started, threads, System.nanoTime() + Duration.ofSeconds(5).toNanos());
             throw e;
         }
@@ -228,8 +242,8 @@ public final class SubscriptionRunner implements Service {
      * and the claims in progress are waited for; rows claimed and not yet worked go back; the
      * services beside the workers stop (leases are no longer extended; advisory locks of
      * deliveries in work are released, their rows back); the deliveries in work settle until the
-     * deadline, and handlers still running then are cut off, their rows released; last, what waits
-     * to be carried is written.
+     * deadline, and handlers still running then are cut off, their rows released (a release the
+     * database keeps waiting is not waited for); last, what waits to be carried is written.
      */
     @Override
     public ShutdownReport stop(long deadline) throws InterruptedException {
@@ -245,30 +259,21 @@ public final class SubscriptionRunner implements Service {
             report = report.plus(service.stop(deadline));
         }
         int cutOff = drain(deadline);
+        if (watch != null) {
+            watch.stop(); // it watched the drain too: a handler past its timeout there is interrupted
+        }
         plan.carry().stop(deadline + ACKS_AFTER_DRAIN.toNanos());
         return report.plus(new ShutdownReport(workers.released(), 0, cutOff, 0));
     }
 
     /**
      * Waits for the deliveries in work until {@code deadline}; handlers still running then are cut
-     * off and their rows released. Returns the handlers cut off.
+     * off and their rows released, waited for until a moment past the deadline ({@link CutOff}).
+     * Returns the handlers cut off.
      */
     private int drain(long deadline) throws InterruptedException {
         Waiting.until(inWork::isEmpty, remaining(deadline));
-        int cutOff = 0;
-        for (InFlight delivery : inWork) {
-            Thread worker = delivery.worker();
-            if (worker != null) {
-                // Interrupt first: a handler inside a SQLite transaction holds the lock the release needs.
-                worker.interrupt();
-            }
-            if (workers.release(delivery, worker != null) && worker != null) {
-                cutOff++;
-                LOG.log(Level.WARNING, "queue {0}: the handler of row {1} was still running at the drain timeout;"
-                        + " its delivery is dropped and the row released", queue, String.valueOf(delivery.id()));
-            }
-        }
-        return cutOff;
+        return CutOff.release(queue, List.copyOf(inWork), workers, threads, deadline + RELEASES_AFTER_DRAIN.toNanos());
     }
 
     private static Duration remaining(long deadline) {

@@ -59,6 +59,8 @@ final class Workers {
     /** True while the watch is scheduled: units wait that no worker was woken for. */
     private final AtomicBoolean watching = new AtomicBoolean();
     private final AtomicInteger released = new AtomicInteger();
+    /** Workers whose handler outran the handler timeout and has not returned: they count no more among the most. */
+    private final AtomicInteger stuck = new AtomicInteger();
     private volatile boolean stopping;
     private Threads threads;
     private Next next;
@@ -122,7 +124,7 @@ final class Workers {
     private void startSome() {
         while (!ready.isEmpty()) {
             int now = running.get();
-            if (now >= most) {
+            if (now >= most + stuck.get()) {
                 return;
             }
             if (pace.keepsUp(ready.size(), now)) {
@@ -139,7 +141,7 @@ final class Workers {
     void startForAll() {
         while (!ready.isEmpty()) {
             int now = running.get();
-            if (now >= most) {
+            if (now >= most + stuck.get()) {
                 return;
             }
             if (running.compareAndSet(now, now + 1) && !startOne()) {
@@ -314,6 +316,20 @@ final class Workers {
     /** Rows given back at once since the subscription opened. */
     int released() {
         return released.get();
+    }
+
+    /**
+     * A worker's handler outran its timeout ({@link HandlerWatch}) and may never return: it counts no
+     * more among the most, and another worker starts for the units waiting behind it.
+     */
+    void stuck() {
+        stuck.incrementAndGet();
+        startForAll();
+    }
+
+    /** A worker timed out has let go of its unit: it counts again. */
+    void unstuck() {
+        stuck.decrementAndGet();
     }
 
     /** From now on the rows of units taken are released, not worked; workers start to release those waiting. */

@@ -128,6 +128,15 @@ final class Session implements Claim {
         return true;
     }
 
+    /**
+     * The session's connection is never the handler's: a stuck handler's row settles and its lock
+     * goes, so the session's other rows (and their parked acks) do not wait for that handler.
+     */
+    @Override
+    public boolean settlesBesideItsHandler() {
+        return true;
+    }
+
     @Override
     public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws Exception {
         // The ack runs in the delivery's transaction, and the lock must outlive it: released before the

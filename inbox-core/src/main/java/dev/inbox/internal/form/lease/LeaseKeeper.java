@@ -154,8 +154,9 @@ final class LeaseKeeper implements Service {
                 // leases below are extended on the new time at once.
                 check.confirmStep(connection);
                 for (InFlight delivery : inWork) {
-                    // A delivery whose transaction locks the whole database needs no lease: no one can claim.
-                    if (delivery.locksDatabase() || stopping) {
+                    // A delivery whose transaction locks the whole database needs no lease: no one can claim. One
+                    // whose handler outran its timeout is let go: its lease runs out, and the row returns.
+                    if (delivery.locksDatabase() || stopping || delivery.timedOut()) {
                         continue;
                     }
                     delivery.whileUnsettled(() -> {

@@ -25,6 +25,14 @@ import java.time.Instant;
  * still holds it, else it is lost to the claim that took the row since.
  */
 final class Leased implements Claim {
+    /**
+     * The most a release waits, in seconds. It updates one row by its key, so a release that takes
+     * longer waits for a lock (another connection holding the table), and its row returns when its
+     * lease runs out anyway: ended, it gives its connection back at once, where a stop would leave
+     * it held until the database's lock timeout (PostgreSQL has none).
+     */
+    private static final int RELEASE_WAIT_SECONDS = 1;
+
     private final FormContext context;
     private final Dialect dialect;
     private final LeaseSql sql;
@@ -81,10 +89,15 @@ final class Leased implements Claim {
         Sql back = started || sql.release() == null ? sql.retry() : sql.release();
         return context.connections().use(connection -> {
             try (PreparedStatement ps = back.prepare(connection)) {
-                back.set(ps, "id", delivery.id());
-                back.setTime(ps, "token", delivery.token(), dialect);
-                back.setTime(ps, "due", null, dialect);
-                return ps.executeUpdate() == 1;
+                ps.setQueryTimeout(RELEASE_WAIT_SECONDS);
+                try {
+                    back.set(ps, "id", delivery.id());
+                    back.setTime(ps, "token", delivery.token(), dialect);
+                    back.setTime(ps, "due", null, dialect);
+                    return ps.executeUpdate() == 1;
+                } finally {
+                    ps.setQueryTimeout(0); // a server's statement cache may hand this statement to a settlement
+                }
             }
         });
     }

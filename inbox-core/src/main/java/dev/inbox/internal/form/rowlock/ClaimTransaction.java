@@ -126,6 +126,15 @@ final class ClaimTransaction implements Claim {
         return true;
     }
 
+    /**
+     * Where the handler does not write in the claim's transaction: a stuck handler's row then settles
+     * in it, so the rows claimed with it commit without waiting for that handler.
+     */
+    @Override
+    public boolean settlesBesideItsHandler() {
+        return !context.workload().transactional();
+    }
+
     @Override
     public HandlerTransaction begin(InFlight delivery, DeliveryTransactions transactions) throws SQLException {
         Savepoint beforeHandler = connection.setSavepoint();
