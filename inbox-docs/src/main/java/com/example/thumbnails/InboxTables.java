@@ -14,7 +14,10 @@ import javax.naming.InitialContext;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Creates the queue table when the application starts, before Inbox opens its handlers. */
+/**
+ * Creates the queue table and the subscriber table when the application starts, before Inbox
+ * opens its handlers.
+ */
 @ApplicationScoped
 public class InboxTables {
     @Inject
@@ -25,7 +28,11 @@ public class InboxTables {
             Object started) throws Exception {
         DataSource jobs = InitialContext.doLookup(dataSource);
         try (Connection connection = jobs.getConnection(); Statement statement = connection.createStatement()) {
-            for (String sql : InboxSchema.of(connection).ifNotExists().queue(MakeThumbnail.class)) {
+            InboxSchema schema = InboxSchema.of(connection).ifNotExists();
+            for (String sql : schema.queue(MakeThumbnail.class)) {
+                statement.execute(sql);
+            }
+            for (String sql : schema.subscriberTable()) { // refuses a server reading the table another way
                 statement.execute(sql);
             }
         }
