@@ -34,7 +34,10 @@ public interface InboxAdmin {
 
     /**
      * Cancels job {@code id} of {@code queue}: a job waiting (due or delayed) is deleted and no
-     * handler takes it; a job in work is left to its handler.
+     * handler takes it; a job in work is left to its handler. Inside the caller's transaction the
+     * lease and row lock forms hold the row until it commits; the advisory form's lock is a
+     * session's, given back as the cancel returns, so a claim between then and the commit may
+     * still deliver the job (its ack then finds the row gone).
      *
      * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
      *                        {@code DECLARATION} for an id the table's ids cannot be
