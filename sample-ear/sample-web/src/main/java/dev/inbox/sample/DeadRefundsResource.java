@@ -24,7 +24,9 @@ import javax.sql.DataSource;
  * /refunds/dead} lists them; {@code POST /refunds/dead/{id}/retry} with {@code {"reason": ...}}
  * puts one back into the queue and records why, in one JTA transaction. The database keeps the
  * reason {@code NOT NULL}: a retry without one fails at the record, and the letter's retry, made
- * through {@link InboxAdmin} in the same transaction, rolls back with it.
+ * through {@link InboxAdmin} in the same transaction, rolls back with it. Like the rest of the
+ * sample's API it asks no one's name; an application gives such operations to its operators'
+ * role only ({@code @RolesAllowed}), as Inbox's console does.
  */
 @Path("refunds/dead")
 public class DeadRefundsResource {
