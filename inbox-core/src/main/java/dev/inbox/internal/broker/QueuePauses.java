@@ -43,21 +43,12 @@ public final class QueuePauses {
         this.quoted = dialect.quote(table);
         this.refreshNanos = refresh.toNanos();
         this.clock = clock;
-        this.available = exists(connection);
+        this.available = OptionalTables.present(connection, dialect, table, "queue");
         if (available) {
             paused = read(connection);
             if (!paused.isEmpty()) {
                 LOG.log(Level.INFO, "Inbox: queues {0} are paused (table {1}); resume them to claim", paused, table);
             }
-        }
-    }
-
-    private boolean exists(Connection connection) {
-        try (Statement s = connection.createStatement()) {
-            s.executeQuery(select() + " WHERE 1 = 0").close();
-            return true;
-        } catch (SQLException e) {
-            return false;
         }
     }
 

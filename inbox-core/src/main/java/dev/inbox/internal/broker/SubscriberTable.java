@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,7 +72,7 @@ final class SubscriberTable {
             Map<String, Declared> subscriptions) {
         Map<String, String> declarations = new LinkedHashMap<>();
         subscriptions.forEach((queueTable, declared) -> declarations.put(key(queueTable), declared.text()));
-        boolean available = !declarations.isEmpty() && exists(connection, database.dialect(), table);
+        boolean available = !declarations.isEmpty() && OptionalTables.present(connection, database.dialect(), table, "subscriber");
         SubscriberTable subscribers = new SubscriberTable(database, table, clock, declarations, available);
         if (!declarations.isEmpty() && !available) {
             LOG.log(Level.INFO, "Inbox: there is no subscriber table {0}, so a broker elsewhere that reads tables {1}"
@@ -99,16 +98,6 @@ final class SubscriberTable {
 
     /** What one subscription declares of its table, and the queue it serves, for the refusal. */
     record Declared(String queue, String text) {}
-
-    private static boolean exists(Connection connection, Dialect dialect, String table) {
-        try (Statement s = connection.createStatement()) {
-            s.executeQuery("SELECT " + dialect.quote("subscriber") + " FROM " + dialect.quote(table) + " WHERE 1 = 0")
-                    .close();
-            return true;
-        } catch (SQLException e) {
-            return false;
-        }
-    }
 
     /** Table names as most databases compare them: a table described as Jobs and as jobs is one. */
     private static String key(String queueTable) {
