@@ -15,7 +15,7 @@ import java.util.Objects;
  * <pre>{@code
  * publisher.publish(image, PublishOptions.NONE.delay(Duration.ofMinutes(5)).priority(10));
  * publisher.publish(invoice, PublishOptions.NONE.at(Instant.parse("2027-01-01T08:00:00Z")));
- * if (publisher.publish(sync, PublishOptions.NONE.uniqueKey("sync-" + account)) == Published.DUPLICATE) { .. }
+ * if (publisher.publish(sync, PublishOptions.NONE.uniqueKey("sync-" + account)).isDuplicate()) { .. }
  * }</pre>
  */
 public final class PublishOptions {
@@ -93,7 +93,8 @@ public final class PublishOptions {
 
     /**
      * The job's unique key: while a row of the table holds it, a publish with the same key inserts
-     * nothing and answers {@link Published#DUPLICATE}. The table needs a {@link UniqueKey} column.
+     * nothing and answers a {@link Published#isDuplicate() duplicate} naming the row that holds the
+     * key. The table needs a {@link UniqueKey} column.
      */
     public PublishOptions uniqueKey(String key) {
         return new PublishOptions(delay, at, group, priority, headers, id, checkKey(key), null);

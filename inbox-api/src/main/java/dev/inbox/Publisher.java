@@ -2,6 +2,7 @@ package dev.inbox;
 
 import java.sql.Connection;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * Inserts jobs into one queue's table. The insert is built once from the table's description.
@@ -22,8 +23,8 @@ public interface Publisher<T> {
     /**
      * Inserts one job with a delay or due time, group, priority, headers, id or unique key.
      *
-     * @return {@link Published#DUPLICATE} when the options carry a unique key a row already holds
-     *         (nothing was inserted), else {@link Published#NEW}
+     * @return the job's id; a {@link Published#isDuplicate() duplicate} when the options carry a
+     *         unique key or id a row already holds (nothing was inserted), naming that row
      */
     Published publish(T payload, PublishOptions options);
 
@@ -43,17 +44,19 @@ public interface Publisher<T> {
      * Inserts jobs in one transaction of their own, as one batch of inserts, and wakes the queue
      * once: all of them or, when it fails, none. Every job takes {@code options}, which may not
      * carry an id or a unique key for more than one job. An empty collection inserts nothing.
+     *
+     * @return each job's id, in the order of {@code payloads}
      */
-    void publishAll(Collection<? extends T> payloads, PublishOptions options);
+    List<Published> publishAll(Collection<? extends T> payloads, PublishOptions options);
 
-    /** Inserts jobs in one transaction of their own, as one batch of inserts. */
-    default void publishAll(Collection<? extends T> payloads) {
-        publishAll(payloads, PublishOptions.NONE);
+    /** Inserts jobs in one transaction of their own, as one batch of inserts; their ids in order. */
+    default List<Published> publishAll(Collection<? extends T> payloads) {
+        return publishAll(payloads, PublishOptions.NONE);
     }
 
     /**
      * Inserts jobs through {@code connection}, as one batch inside the caller's transaction (on an
-     * autocommit connection each commits on its own).
+     * autocommit connection each commits on its own); their ids in the order of {@code payloads}.
      */
-    void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options);
+    List<Published> publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options);
 }

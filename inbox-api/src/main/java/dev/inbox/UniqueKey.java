@@ -9,7 +9,7 @@ import java.lang.annotation.Target;
  * Marks the record component that maps the column holding a job's unique key
  * ({@link PublishOptions#uniqueKey(String)}). The table needs a unique index on the column alone:
  * a publish whose key a row of the table already holds inserts nothing and answers
- * {@link Published#DUPLICATE}. Rows published without a key leave it NULL, and NULLs never collide.
+ * a {@link Published#isDuplicate() duplicate} naming that row. Rows published without a key leave it NULL, and NULLs never collide.
  * The column name is the component's name in snake case unless {@link #value()} names it.
  */
 @Retention(RetentionPolicy.RUNTIME)

@@ -266,7 +266,10 @@ public interface Dialect {
      * The insert of {@code rows} jobs in one statement (a multi-row {@code VALUES} list), each row
      * with the parameters {@link #insert} names, in row order; null where the database takes a batch
      * of single inserts instead. One statement commits alone in autocommit, so a batch published in
-     * a transaction of its own needs no transaction around it (and none of its round trips).
+     * a transaction of its own needs no transaction around it (and none of its round trips). The
+     * publisher prepares it for the generated ids and reads them from the statement's result set
+     * where it returns one (a {@code RETURNING} clause), else from the driver's generated keys: one
+     * id per row, in row order.
      */
     default String insertRows(TableShape table, int rows) {
         return null;

@@ -5,6 +5,7 @@ import dev.inbox.Published;
 import dev.inbox.Publisher;
 import java.sql.Connection;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * The publisher CDI injects: the application's broker's publisher for the queue. Its insert joins
@@ -40,8 +41,8 @@ final class TransactionalPublisher<T> implements Publisher<T> {
     }
 
     @Override
-    public void publishAll(Collection<? extends T> payloads, PublishOptions options) {
-        publisher().publishAll(payloads, options);
+    public List<Published> publishAll(Collection<? extends T> payloads, PublishOptions options) {
+        return publisher().publishAll(payloads, options);
     }
 
     @Override
@@ -50,7 +51,8 @@ final class TransactionalPublisher<T> implements Publisher<T> {
     }
 
     @Override
-    public void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options) {
-        publisher().publishAll(connection, payloads, options);
+    public List<Published> publishAll(Connection connection, Collection<? extends T> payloads,
+            PublishOptions options) {
+        return publisher().publishAll(connection, payloads, options);
     }
 }

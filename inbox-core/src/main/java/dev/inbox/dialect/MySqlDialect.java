@@ -372,10 +372,12 @@ public final class MySqlDialect extends StandardDialect {
 
     /**
      * A batch as one multi-row insert: the drivers send a batch of inserts as many statements (or a
-     * bulk command), and in autocommit those would commit one by one.
+     * bulk command), and in autocommit those would commit one by one. MariaDB returns the rows' ids
+     * ({@code RETURNING} in a comment only MariaDB runs), where its driver's generated keys hold the
+     * first row's alone; on MySQL Connector/J counts them on from the first.
      */
     @Override
     public String insertRows(TableShape t, int rows) {
-        return multiRowInsert(t, rows);
+        return multiRowInsert(t, rows) + " /*M! RETURNING " + t.id() + " */";
     }
 }

@@ -336,6 +336,15 @@ public final class PostgresDialect extends StandardDialect {
         return type.equals("json") || type.equals("jsonb") ? "CAST(" + parameter + " AS " + type + ")" : parameter;
     }
 
+    /**
+     * A batch as one multi-row insert, whose ids pgjdbc returns (it adds the {@code RETURNING}):
+     * its JDBC batch with generated keys asked for ignores the statement's query timeout.
+     */
+    @Override
+    public String insertRows(TableShape t, int rows) {
+        return multiRowInsert(t, rows);
+    }
+
     /** A conflict on any unique index (the key's, or the id's) inserts nothing and leaves the transaction unharmed. */
     @Override
     public String insertUnique(TableShape t) {

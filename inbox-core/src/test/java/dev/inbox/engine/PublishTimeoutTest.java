@@ -61,8 +61,8 @@ class PublishTimeoutTest {
             // Its own transaction, batches, and the caller's transaction on a connection of its own.
             fails(() -> publisher.publish(new Job(1)));
             fails(() -> publisher.publishAll(List.of(new Job(2), new Job(3))));
-            // More than 100 rows: on MariaDB through its driver, one bulk command.
-            fails(() -> publisher.publishAll(IntStream.range(10, 160).mapToObj(Job::new).toList()));
+            // More than one statement takes (256 rows): several multi-row inserts in one transaction.
+            fails(() -> publisher.publishAll(IntStream.range(10, 310).mapToObj(Job::new).toList()));
             try (Connection caller = db.dataSource().getConnection()) {
                 caller.setAutoCommit(false);
                 fails(() -> publisher.publish(caller, new Job(4)));

@@ -11,6 +11,7 @@ import dev.inbox.Published;
 import dev.inbox.Publisher;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.RowIds;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.internal.jdbc.WriteGate;
 import dev.inbox.internal.runner.CurrentDelivery;
@@ -21,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,19 +60,19 @@ public final class BrokerPublisher<T> implements Publisher<T> {
 
     @Override
     public Published publish(T payload, PublishOptions options) {
-        return publish(List.of(required(payload)), options, false);
+        return publish(List.of(required(payload)), options, false).get(0);
     }
 
     @Override
-    public void publishAll(Collection<? extends T> payloads, PublishOptions options) {
-        publish(payloads, options, true);
+    public List<Published> publishAll(Collection<? extends T> payloads, PublishOptions options) {
+        return publish(payloads, options, true);
     }
 
-    private Published publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
+    private List<Published> publish(Collection<?> payloads, PublishOptions options, boolean inOneTransaction) {
         PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
         if (payloads.isEmpty()) {
-            return Published.NEW;
+            return List.of();
         }
         Database database = target.database();
         CurrentDelivery delivery = CurrentDelivery.current();
@@ -103,37 +105,37 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     /** Inserts through a connection the publish opened; a batch in one transaction where {@code ownBatch}. */
-    private Published insertOn(PublishQueue target, Connection connection, Collection<?> payloads,
+    private List<Published> insertOn(PublishQueue target, Connection connection, Collection<?> payloads,
             PublishOptions options, boolean ownBatch) throws SQLException {
         if (!ownBatch || payloads.size() < 2) {
             return insertThrough(target, connection, payloads, options);
         }
         List<byte[]> encoded = encodeAll(payloads);
         Sql rows = target.table().insertRows(target.database().dialect(), encoded);
+        List<Published> ids;
         if (rows != null) {
-            insertEncoded(target, connection, encoded, options, rows); // one statement: it commits alone
+            ids = insertEncoded(target, connection, encoded, options, rows); // one statement: it commits alone
         } else {
             // Begun by a statement where the dialect has one: on MySQL and MariaDB a round trip fewer than
             // switching autocommit off and on again.
-            JdbcTransaction.run(connection, target.database().dialect(), -1,
+            ids = JdbcTransaction.run(connection, target.database().dialect(), -1,
                     () -> insertEncoded(target, connection, encoded, options, null));
         }
         target.wakes().wake(queue);
-        return Published.NEW;
+        return ids;
     }
 
     @Override
     public Published publish(Connection connection, T payload, PublishOptions options) {
-        return insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options);
+        return insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options).get(0);
     }
 
     @Override
-    public void publishAll(Connection connection, Collection<? extends T> payloads, PublishOptions options) {
+    public List<Published> publishAll(Connection connection, Collection<? extends T> payloads,
+            PublishOptions options) {
         PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
-        if (!payloads.isEmpty()) {
-            insertThrough(target, connection, payloads, options);
-        }
+        return payloads.isEmpty() ? List.of() : insertThrough(target, connection, payloads, options);
     }
 
     /** A job needs a payload its handler can take: null is refused before anything is written. */
@@ -154,11 +156,11 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     /** Inserts through {@code connection}, and wakes the queue once the rows are visible. */
-    private Published insertThrough(PublishQueue target, Connection connection, Collection<?> payloads,
+    private List<Published> insertThrough(PublishQueue target, Connection connection, Collection<?> payloads,
             PublishOptions options) {
         try {
-            Published published = insert(target, connection, payloads, options);
-            if (published.isNew()) {
+            List<Published> published = insert(target, connection, payloads, options);
+            if (published.get(0).isNew()) {
                 target.wakes().written(queue, connection);
             }
             return published;
@@ -181,7 +183,7 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     /** Inserts the payloads (one statement, or one batch), then notifies listeners once. */
-    private Published insert(PublishQueue target, Connection connection, Collection<?> payloads,
+    private List<Published> insert(PublishQueue target, Connection connection, Collection<?> payloads,
             PublishOptions options) throws SQLException {
         return insertEncoded(target, connection, encodeAll(payloads), options);
     }
@@ -215,16 +217,16 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     /**
      * Inserts payloads already written as JSON (a dead letter's, moved back) on {@code connection},
      * in its transaction; the caller wakes the queue once it commits. A job with a unique key
-     * another row holds inserts nothing: {@link Published#DUPLICATE}.
+     * another row holds inserts nothing: a {@link Published#isDuplicate() duplicate}.
      */
-    Published insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
+    List<Published> insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
             PublishOptions options) throws SQLException {
         return insertEncoded(target, connection, payloads, options,
                 target.table().insertRows(target.database().dialect(), payloads));
     }
 
     /** As above, with the insert of all rows in one statement already chosen ({@code rows}; null for none). */
-    private Published insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
+    private List<Published> insertEncoded(PublishQueue target, Connection connection, List<byte[]> payloads,
             PublishOptions options, Sql rows) throws SQLException {
         OpenedTable table = target.table();
         Dialect dialect = target.database().dialect();
@@ -235,7 +237,13 @@ public final class BrokerPublisher<T> implements Publisher<T> {
         Instant due = delay.isZero() ? null : dialect.deadline(now, delay);
         Instant published = insert.uses("published") ? dialect.stored(now) : null;
         String headers = insert.uses("headers") && !options.headers().isEmpty() ? headers(options) : null;
-        try (PreparedStatement ps = insert.prepare(connection)) {
+        boolean generated = spec.id().isGenerated();
+        if (rows == null && payloads.size() > 1 && table.multiRowInserts()) {
+            return insertInStatements(target, connection, payloads, options);
+        }
+        List<Published> ids = new ArrayList<>(payloads.size());
+        try (PreparedStatement ps = generated ? insert.prepareReturning(connection, spec.id().name())
+                : insert.prepare(connection)) {
             // Bounds the wait for a lock on every database, on the caller's connection too; set on the driver's
             // statement object, no round trip.
             ps.setQueryTimeout(target.timeoutSeconds());
@@ -285,12 +293,23 @@ public final class BrokerPublisher<T> implements Publisher<T> {
             }
             if (rows != null) {
                 shared.bind();
-                ps.executeUpdate();
+                readIds(ps, ps.execute(), ids);
             } else if (payloads.size() > 1) {
                 ps.executeBatch();
+                readIds(ps, false, ids);
             } else if (!inserted(dialect, ps)) {
-                return Published.DUPLICATE;
+                return List.of(Published.duplicate(holder(table, connection, options, now)));
+            } else if (generated) {
+                readIds(ps, false, ids);
+            } else {
+                ids.add(Published.inserted(RowIds.of(options.id())));
             }
+        }
+        if (ids.size() != payloads.size()) {
+            // Not expected of the drivers Inbox knows; the rows are written, so only their ids are missing.
+            throw new InboxException(InboxException.Kind.DATABASE, "queue " + queue + ": the driver gave "
+                    + ids.size() + " ids for the " + payloads.size() + " rows inserted into table " + spec.table()
+                    + "; use PostgreSQL's, MariaDB's, MySQL's or SQLite's own JDBC driver");
         }
         target.listener().published(queue, payloads.size());
         if (target.notifies()) {
@@ -301,7 +320,59 @@ public final class BrokerPublisher<T> implements Publisher<T> {
                 ps.executeQuery().close();
             }
         }
-        return Published.NEW;
+        return ids;
+    }
+
+    /**
+     * A batch longer than one statement takes, as multi-row inserts that return their ids, in the
+     * caller's transaction.
+     */
+    private List<Published> insertInStatements(PublishQueue target, Connection connection, List<byte[]> payloads,
+            PublishOptions options) throws SQLException {
+        List<Published> ids = new ArrayList<>(payloads.size());
+        for (int from = 0, end; from < payloads.size(); from = end) {
+            end = target.table().endOfOneStatement(payloads, from);
+            List<byte[]> part = payloads.subList(from, end);
+            Sql rows = target.table().insertRows(target.database().dialect(), part);
+            if (rows == null && part.size() > 1) {
+                throw new IllegalStateException("dialect " + target.database().dialect().name() + " writes no"
+                        + " multi-row insert, and the driver gives no ids for a batch");
+            }
+            ids.addAll(insertEncoded(target, connection, part, options, rows));
+        }
+        return ids;
+    }
+
+    /**
+     * Adds the ids an insert just wrote to {@code ids}: from its result set where it returned one
+     * (its own {@code RETURNING}), else from the driver's generated keys.
+     */
+    private static void readIds(PreparedStatement ps, boolean resultSet, List<Published> ids) throws SQLException {
+        try (ResultSet rs = resultSet ? ps.getResultSet() : ps.getGeneratedKeys()) {
+            while (rs.next()) {
+                ids.add(Published.inserted(RowIds.read(rs, 1)));
+            }
+        }
+    }
+
+    /**
+     * The id of the row a duplicate met: the one holding its unique key, else the id it was given;
+     * null where the key's row was settled in between (or the caller's snapshot predates it).
+     */
+    private static Object holder(OpenedTable table, Connection connection, PublishOptions options, Instant now)
+            throws SQLException {
+        if (options.unique()) {
+            Sql holder = table.keyHolder();
+            try (PreparedStatement ps = holder.prepare(connection)) {
+                holder.setString(ps, "key", options.uniqueKey(now));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return RowIds.read(rs, 1);
+                    }
+                }
+            }
+        }
+        return options.id() == null ? null : RowIds.of(options.id());
     }
 
     /** Binds parameters of a prepared insert. */

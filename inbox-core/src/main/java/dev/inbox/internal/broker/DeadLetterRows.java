@@ -7,6 +7,7 @@ import dev.inbox.DeadLetter;
 import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
 import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.RowIds;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
@@ -114,7 +115,7 @@ public final class DeadLetterRows {
     }
 
     private DeadLetter letter(ResultSet rs) throws SQLException {
-        Object id = rs.getObject(1);
+        Object id = RowIds.read(rs, 1);
         long length = rs.getLong(3);
         String payload = target.table().binaryPayload() ? text(rs.getBytes(2), length) : rs.getString(2);
         int column = 4;

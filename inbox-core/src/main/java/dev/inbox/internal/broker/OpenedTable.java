@@ -40,14 +40,17 @@ final class OpenedTable {
     private final Sql notify;
     /** Multi-row inserts by row count, made as publishers need them. */
     private final Map<Integer, Sql> rowInserts = new java.util.concurrent.ConcurrentHashMap<>();
-    /** The most rows inserted in one statement; more go as a JDBC batch. */
-    private final int mostRowsInOneStatement;
+    /** The id of the row holding a unique key, for a duplicate's answer; null without a key column. */
+    private final Sql keyHolder;
+    /** Whether the dialect writes multi-row inserts ({@link Dialect#insertRows}). */
+    private final boolean multiRowInserts;
 
     private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
-            Map<String, ColumnType> columnTypes, Sql notify, int mostRowsInOneStatement) {
+            Map<String, ColumnType> columnTypes, Sql notify, Sql keyHolder, boolean multiRowInserts) {
         this.shape = shape;
+        this.keyHolder = keyHolder;
+        this.multiRowInserts = multiRowInserts;
         this.columnTypes = Map.copyOf(columnTypes);
-        this.mostRowsInOneStatement = mostRowsInOneStatement;
         this.insert = insert;
         this.insertUnique = insertUnique;
         this.binaryPayload = binaryPayload;
@@ -91,24 +94,18 @@ final class OpenedTable {
         Sql insert = new Sql("insert", dialect.insert(shape));
         prepare(connection, dialect, spec, insert);
         Sql insertUnique = null;
+        Sql keyHolder = null;
         if (spec.uniqueKey().isPresent()) {
             checkUniqueIndex(connection, spec);
             insertUnique = new Sql("unique insert", dialect.insertUnique(shape));
             prepare(connection, dialect, spec, insertUnique);
+            keyHolder = new Sql("unique key's holder", "SELECT " + shape.id() + " FROM " + shape.table() + " WHERE "
+                    + shape.name(spec.uniqueKey().get()) + " = :key");
         }
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
-        return new OpenedTable(shape, insert, insertUnique, binary, capacity, columnTypes, notify,
-                sendsBatchesInBulk(connection.getMetaData()) ? MOST_ROWS_BEFORE_BULK : MOST_ROWS_IN_ONE_STATEMENT);
-    }
-
-    /**
-     * True where the driver sends a JDBC batch of inserts as one bulk command the server runs
-     * from its binary rows (MariaDB Connector/J on MariaDB: COM_STMT_BULK_EXECUTE, its
-     * {@code useBulkStmtsForInserts} default), rather than statement by statement.
-     */
-    private static boolean sendsBatchesInBulk(DatabaseMetaData metaData) throws SQLException {
-        return metaData.getDriverName().startsWith("MariaDB") && metaData.getDatabaseProductName().equals("MariaDB");
+        return new OpenedTable(shape, insert, insertUnique, binary, capacity, columnTypes, notify, keyHolder,
+                dialect.insertRows(shape, 2) != null);
     }
 
     /**
@@ -218,11 +215,11 @@ final class OpenedTable {
 
     /**
      * The insert of all of {@code payloads} in one statement, where the dialect writes one and they
-     * are few and small enough for one packet ({@value #MOST_ROWS_IN_ONE_STATEMENT} rows, 1 MiB, or
-     * {@value #MOST_ROWS_BEFORE_BULK} rows where a batch goes in bulk); else null.
+     * are few and small enough for one packet ({@value #MOST_ROWS_IN_ONE_STATEMENT} rows, 1 MiB);
+     * else null.
      */
     Sql insertRows(Dialect dialect, List<byte[]> payloads) {
-        if (payloads.size() < 2 || payloads.size() > mostRowsInOneStatement) {
+        if (payloads.size() < 2 || payloads.size() > MOST_ROWS_IN_ONE_STATEMENT) {
             return null;
         }
         long bytes = 0;
@@ -244,18 +241,46 @@ final class OpenedTable {
         return rows;
     }
 
-    static final int MOST_ROWS_IN_ONE_STATEMENT = 256;
     /**
-     * Up to this many rows a batch goes as one statement the server parses as text, beyond it in
-     * bulk: the bulk's transaction costs two more round trips, which only a longer batch repays
-     * (docs/bench/RESULTS.md, "Measurements behind the engine's constants").
+     * The end (exclusive) of the longest run of {@code payloads} from {@code from} that one multi-row
+     * insert takes ({@link #insertRows}), at least one row: where a batch is cut.
      */
-    static final int MOST_ROWS_BEFORE_BULK = 128;
+    int endOfOneStatement(List<byte[]> payloads, int from) {
+        int end = from;
+        long bytes = 0;
+        while (end < payloads.size() && end - from < MOST_ROWS_IN_ONE_STATEMENT
+                && (end == from || bytes + payloads.get(end).length <= MOST_BYTES_IN_ONE_STATEMENT)) {
+            bytes += payloads.get(end).length;
+            end++;
+        }
+        return end;
+    }
+
+    /**
+     * Rows per multi-row insert. A longer batch goes as several in one transaction, not as a JDBC
+     * batch: with generated keys asked for, MariaDB Connector/J sends a batch statement by statement
+     * (no bulk command), pgjdbc's batch outwaits its query timeout, and SQLite's driver returns no
+     * keys (docs/bench/RESULTS.md, "Measurements behind the engine's constants").
+     */
+    static final int MOST_ROWS_IN_ONE_STATEMENT = 256;
     private static final long MOST_BYTES_IN_ONE_STATEMENT = 1 << 20;
 
     /** The insert of a job with a unique key, which inserts nothing for a duplicate; null without a key column. */
     Sql insertUnique() {
         return insertUnique;
+    }
+
+    /** The id of the row that holds {@code :key}; null without a unique-key column. */
+    Sql keyHolder() {
+        return keyHolder;
+    }
+
+    /**
+     * Whether the dialect writes multi-row inserts: then a batch goes as those, each returning its
+     * rows' ids ({@link #endOfOneStatement}); else as a JDBC batch of single inserts.
+     */
+    boolean multiRowInserts() {
+        return multiRowInserts;
     }
 
     /** The publisher's notification after its insert, where the database has them; else null. */

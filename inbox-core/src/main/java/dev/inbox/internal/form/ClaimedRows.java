@@ -2,6 +2,7 @@ package dev.inbox.internal.form;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.internal.jdbc.RowIds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
@@ -40,7 +41,7 @@ public final class ClaimedRows {
         boolean prioritised = rs.getMetaData().getColumnCount() >= 5;
         Map<InFlight, Integer> priorities = prioritised ? new HashMap<>() : null;
         while (rs.next()) {
-            Object id = rs.getObject(1);
+            Object id = RowIds.read(rs, 1);
             int attempt = rs.getInt(2);
             byte[] payload;
             if (binaryPayload) {

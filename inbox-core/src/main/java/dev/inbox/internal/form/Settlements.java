@@ -2,6 +2,7 @@ package dev.inbox.internal.form;
 
 import dev.inbox.Outcome;
 import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.RowIds;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
 import java.sql.Connection;
@@ -150,7 +151,7 @@ public final class Settlements {
     static boolean[] readAll(ResultSet rs, Object[] ids) throws SQLException {
         List<Object> returned = new ArrayList<>(ids.length);
         while (rs.next()) {
-            returned.add(rs.getObject(1));
+            returned.add(RowIds.read(rs, 1));
         }
         boolean[] changed = new boolean[ids.length];
         if (returned.size() == ids.length) {

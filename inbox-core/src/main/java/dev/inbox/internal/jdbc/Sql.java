@@ -47,6 +47,14 @@ public final class Sql {
         return connection.prepareStatement(parsed.jdbc());
     }
 
+    /**
+     * Prepares an insert whose rows' {@code idColumn} (filled by the database) the driver hands back
+     * as generated keys, or whose own {@code RETURNING} clause returns them.
+     */
+    public PreparedStatement prepareReturning(Connection connection, String idColumn) throws SQLException {
+        return connection.prepareStatement(parsed.jdbc(), new String[] {idColumn});
+    }
+
     public boolean uses(String parameter) {
         return positions.containsKey(parameter);
     }

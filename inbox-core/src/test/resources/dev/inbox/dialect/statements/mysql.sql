@@ -10,7 +10,7 @@ INSERT INTO `lease_jobs` (`payload`, `headers`, `group_key`, `priority`, `publis
 INSERT INTO `lease_jobs` (`payload`, `headers`, `group_key`, `priority`, `published_at`, `unique_key`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :published, :key, :due);
 
 -- insert of 3 rows
-INSERT INTO `lease_jobs` (`payload`, `headers`, `group_key`, `priority`, `published_at`, `unique_key`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due);
+INSERT INTO `lease_jobs` (`payload`, `headers`, `group_key`, `priority`, `published_at`, `unique_key`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due) /*M! RETURNING `id` */;
 
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN (`locked_until` IS NULL OR `locked_until` <= :now) AND (`retry_after` IS NULL OR `retry_after` <= :now) AND (`group_key` IS NULL OR `id` IN (SELECT MIN(`id`) FROM `lease_jobs` WHERE `group_key` IS NOT NULL GROUP BY `group_key`)) THEN 1 ELSE 0 END), 0), MIN(CASE WHEN (`locked_until` IS NULL OR `locked_until` <= :now) AND (`retry_after` IS NULL OR `retry_after` <= :now) AND (`group_key` IS NULL OR `id` IN (SELECT MIN(`id`) FROM `lease_jobs` WHERE `group_key` IS NOT NULL GROUP BY `group_key`)) THEN `published_at` END) FROM `lease_jobs`;
@@ -60,7 +60,7 @@ UPDATE `lease_jobs` SET `locked_until` = NULL, `attempt` = `attempt` - 1 WHERE `
 INSERT INTO `lease_done_jobs` (`payload`, `locked_until`) VALUES (:payload, :due);
 
 -- insert of 3 rows
-INSERT INTO `lease_done_jobs` (`payload`, `locked_until`) VALUES (:payload, :due), (:payload, :due), (:payload, :due);
+INSERT INTO `lease_done_jobs` (`payload`, `locked_until`) VALUES (:payload, :due), (:payload, :due), (:payload, :due) /*M! RETURNING `id` */;
 
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN (`locked_until` IS NULL OR `locked_until` <= :now) AND `processed_at` IS NULL THEN 1 ELSE 0 END), 0), NULL FROM `lease_done_jobs` WHERE `processed_at` IS NULL;
@@ -110,7 +110,7 @@ UPDATE `lease_done_jobs` SET `locked_until` = NULL WHERE `id` = :id AND `locked_
 INSERT INTO `row_lock_jobs` (`payload`, `headers`, `group_key`, `priority`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :due);
 
 -- insert of 3 rows
-INSERT INTO `row_lock_jobs` (`payload`, `headers`, `group_key`, `priority`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :due), (:payload, :headers, :group, :priority, :due), (:payload, :headers, :group, :priority, :due);
+INSERT INTO `row_lock_jobs` (`payload`, `headers`, `group_key`, `priority`, `retry_after`) VALUES (:payload, :headers, :group, :priority, :due), (:payload, :headers, :group, :priority, :due), (:payload, :headers, :group, :priority, :due) /*M! RETURNING `id` */;
 
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN (`retry_after` IS NULL OR `retry_after` <= :now) AND (`group_key` IS NULL OR `id` IN (SELECT MIN(`id`) FROM `row_lock_jobs` WHERE `group_key` IS NOT NULL GROUP BY `group_key`)) THEN 1 ELSE 0 END), 0), NULL FROM `row_lock_jobs`;
@@ -163,7 +163,7 @@ UPDATE `row_lock_jobs` SET `attempt` = CASE WHEN `attempt` < 2147483647 THEN `at
 INSERT INTO `advisory_jobs` (`payload`, `headers`, `retry_after`) VALUES (:payload, :headers, :due);
 
 -- insert of 3 rows
-INSERT INTO `advisory_jobs` (`payload`, `headers`, `retry_after`) VALUES (:payload, :headers, :due), (:payload, :headers, :due), (:payload, :headers, :due);
+INSERT INTO `advisory_jobs` (`payload`, `headers`, `retry_after`) VALUES (:payload, :headers, :due), (:payload, :headers, :due), (:payload, :headers, :due) /*M! RETURNING `id` */;
 
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN (`retry_after` IS NULL OR `retry_after` <= :now) THEN 1 ELSE 0 END), 0), NULL FROM `advisory_jobs`;

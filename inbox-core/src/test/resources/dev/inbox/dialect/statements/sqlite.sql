@@ -9,6 +9,9 @@ INSERT INTO "lease_jobs" ("payload", "headers", "group_key", "priority", "publis
 -- unique insert
 INSERT INTO "lease_jobs" ("payload", "headers", "group_key", "priority", "published_at", "unique_key", "retry_after") VALUES (:payload, :headers, :group, :priority, :published, :key, :due) ON CONFLICT DO NOTHING;
 
+-- insert of 3 rows
+INSERT INTO "lease_jobs" ("payload", "headers", "group_key", "priority", "published_at", "unique_key", "retry_after") VALUES (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due), (:payload, :headers, :group, :priority, :published, :key, :due) RETURNING "id";
+
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) THEN 1 ELSE 0 END), 0), MIN(CASE WHEN ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) THEN "published_at" END) FROM "lease_jobs";
 
@@ -50,6 +53,9 @@ UPDATE "lease_jobs" SET "locked_until" = NULL, "attempt" = "attempt" - 1 WHERE "
 -- insert
 INSERT INTO "lease_done_jobs" ("payload", "locked_until") VALUES (:payload, :due);
 
+-- insert of 3 rows
+INSERT INTO "lease_done_jobs" ("payload", "locked_until") VALUES (:payload, :due), (:payload, :due), (:payload, :due) RETURNING "id";
+
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN ("locked_until" IS NULL OR "locked_until" <= :now) AND "processed_at" IS NULL THEN 1 ELSE 0 END), 0), NULL FROM "lease_done_jobs" WHERE "processed_at" IS NULL;
 
@@ -90,6 +96,9 @@ UPDATE "lease_done_jobs" SET "locked_until" = NULL WHERE "id" = :id AND "locked_
 
 -- insert
 INSERT INTO "advisory_jobs" ("payload", "headers", "retry_after") VALUES (:payload, :headers, :due);
+
+-- insert of 3 rows
+INSERT INTO "advisory_jobs" ("payload", "headers", "retry_after") VALUES (:payload, :headers, :due), (:payload, :headers, :due), (:payload, :headers, :due) RETURNING "id";
 
 -- depth
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN ("retry_after" IS NULL OR "retry_after" <= :now) THEN 1 ELSE 0 END), 0), NULL FROM "advisory_jobs";

@@ -14,9 +14,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
-/** {@code POST /refunds} queues a refund; {@code GET /refunds} lists the refunds recorded. */
+/**
+ * {@code POST /refunds} queues a refund and answers its job's id ({@code {"job": 17}}), which
+ * {@code InboxAdmin.cancel} takes; {@code GET /refunds} lists the refunds recorded.
+ */
 @Path("refunds")
 public class RefundsResource {
 
@@ -29,9 +33,9 @@ public class RefundsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
     public Response issue(@Valid @NotNull RefundRequest request) {
-        refunds.publish(request.refund());
-        return Response.accepted().build();
+        return Response.accepted(Map.of("job", refunds.publish(request.refund()).id())).build();
     }
 
     @GET

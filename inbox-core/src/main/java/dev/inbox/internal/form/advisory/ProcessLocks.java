@@ -1,6 +1,7 @@
 package dev.inbox.internal.form.advisory;
 
 import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.RowIds;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Dialect;
@@ -55,7 +56,7 @@ public final class ProcessLocks implements AdvisoryLocks {
                 while (rs.next() && locked.size() < limit) {
                     String key = prefix + rs.getString(2);
                     if (HELD.add(scope + key)) {
-                        locked.put(rs.getObject(1), key);
+                        locked.put(RowIds.read(rs, 1), key);
                     }
                 }
             }

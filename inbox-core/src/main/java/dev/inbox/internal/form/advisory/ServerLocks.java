@@ -1,6 +1,7 @@
 package dev.inbox.internal.form.advisory;
 
 import dev.inbox.internal.jdbc.ConnectionSource;
+import dev.inbox.internal.jdbc.RowIds;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.AdvisoryStatements;
 import dev.inbox.spi.Dialect;
@@ -53,7 +54,7 @@ final class ServerLocks implements AdvisoryLocks {
             lockCandidates.setInt(ps, "limit", limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    locked.put(rs.getObject(1), prefix + rs.getString(2));
+                    locked.put(RowIds.read(rs, 1), prefix + rs.getString(2));
                 }
             }
             return locked;

@@ -121,7 +121,9 @@ class SampleIT {
         String recorded = "[{\"order\":42,\"amountCents\":1999},{\"order\":43,\"amountCents\":500},"
                 + "{\"order\":44,\"amountCents\":700}]";
         String mailed = "[{\"order\":42},{\"order\":43},{\"order\":44}]";
-        assertThat(api.post("/refunds", "{\"order\": 42, \"amountCents\": 1999}").statusCode()).isEqualTo(202);
+        var first = api.post("/refunds", "{\"order\": 42, \"amountCents\": 1999}");
+        assertThat(first.statusCode()).isEqualTo(202);
+        assertThat(first.body()).as("the refund's job id").matches("\\{\"job\":[1-9][0-9]*}");
         // The processor times out on 43's first call (a retry) and fails 44's (the handler throws):
         // both roll back the record and the receipt, and the second attempt leaves one of each.
         assertThat(api.post("/refunds", "{\"order\": 43, \"amountCents\": 500, \"failFirst\": true}").statusCode())
