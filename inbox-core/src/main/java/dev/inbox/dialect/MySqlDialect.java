@@ -395,6 +395,16 @@ public final class MySqlDialect extends StandardDialect {
     }
 
     /**
+     * A deadlock victim (ER_LOCK_DEADLOCK, 1213), which is also how a Galera node reports a
+     * transaction that lost certification to another node's ("WSREP detected deadlock/conflict"),
+     * whether at its commit or aborted by the other's write set as it applied.
+     */
+    @Override
+    public boolean lostRace(SQLException e) {
+        return e.getErrorCode() == 1213 || super.lostRace(e);
+    }
+
+    /**
      * A batch as one multi-row insert: the drivers send a batch of inserts as many statements (or a
      * bulk command), and in autocommit those would commit one by one.
      */
