@@ -117,7 +117,9 @@ wsrep_cluster_name = inbox_galera
 wsrep_cluster_address = gcomm://${peers%,}
 wsrep_node_name = node$n
 wsrep_node_address = 127.0.0.1:$((GROUP_PORT + n))
-wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$((GROUP_PORT + n));ist.recv_addr=127.0.0.1:$((IST_PORT + n));gcache.size=256M"
+# A killed node is given up in seconds (by default it is suspected after 5 s and dropped after 15), so
+# that the others commit again, and the node restarted rejoins, soon after.
+wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$((GROUP_PORT + n));ist.recv_addr=127.0.0.1:$((IST_PORT + n));gcache.size=256M;evs.keepalive_period=PT0.5S;evs.inactive_check_period=PT0.5S;evs.suspect_timeout=PT2S;evs.inactive_timeout=PT4S;evs.install_timeout=PT3S"
 wsrep_sst_method = rsync
 wsrep_sst_receive_address = 127.0.0.1:$((SST_PORT + n))
 wsrep_slave_threads = 2

@@ -22,8 +22,8 @@ final class GaleraDrain {
     /** What a handler does besides its insert: long enough that a kill finds rows in work. */
     private static final long WORK_MILLIS = 10;
 
-    /** The brokers that began each job, by job. */
-    final Map<Integer, Set<Integer>> began = new ConcurrentHashMap<>();
+    /** When (System.nanoTime()) each broker that began a job first began it, by job and broker. */
+    final Map<Integer, Map<Integer, Long>> began = new ConcurrentHashMap<>();
     final AtomicInteger calls = new AtomicInteger();
     /** Runs of a job that began while another run of the same job was in work: two handlers at once. */
     final AtomicInteger overlaps = new AtomicInteger();
@@ -48,7 +48,7 @@ final class GaleraDrain {
 
     private Outcome handle(int broker, GaleraJob job, Delivery delivery) throws Exception {
         calls.incrementAndGet();
-        began.computeIfAbsent(job.n(), n -> ConcurrentHashMap.newKeySet()).add(broker);
+        began.computeIfAbsent(job.n(), n -> new ConcurrentHashMap<>()).putIfAbsent(broker, System.nanoTime());
         if (!inWork.add(job.n())) {
             overlaps.incrementAndGet();
         }
