@@ -63,4 +63,11 @@ public interface BrokerListener {
 
     /** A claim or keeper statement failed; the engine backs off and tries again. */
     default void databaseFailed(String queue, String what, Exception error) {}
+
+    /**
+     * A transaction of {@code queue} lost a race to a concurrent one and was rolled back ({@code
+     * what}: {@code claim}, {@code delivery}, {@code settlement}, {@code lease extension}); the
+     * engine ran it again, or, for a delivery, gave the row back for another attempt.
+     */
+    default void raceLost(String queue, String what) {}
 }

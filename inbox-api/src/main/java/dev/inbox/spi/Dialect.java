@@ -301,6 +301,17 @@ public interface Dialect {
     }
 
     /**
+     * True when the database rolled back {@code e}'s transaction because a concurrent one won a
+     * race for the same rows: a deadlock victim or a serialization failure (SQLState {@code 40001}
+     * by default), or on a certifying cluster (MariaDB Galera) a transaction that lost certification
+     * to another node's. Nothing of it took effect, so the engine runs the same work again at once,
+     * and counts it ({@link BrokerListener#raceLost}) rather than reporting it as a failure.
+     */
+    default boolean lostRace(SQLException e) {
+        return "40001".equals(e.getSQLState());
+    }
+
+    /**
      * Copies row {@code :id} into {@code deadLetterTable}, whose columns are {@code id},
      * {@code payload}, {@code headers} (where the queue table has headers), {@code attempt},
      * {@code error} and {@code failed_at}, binding {@code :attempt}, {@code :error} and

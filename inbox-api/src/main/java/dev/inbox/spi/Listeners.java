@@ -47,4 +47,9 @@ final class Listeners implements BrokerListener {
     public void databaseFailed(String queue, String what, Exception error) {
         each.forEach(l -> l.databaseFailed(queue, what, error));
     }
+
+    @Override
+    public void raceLost(String queue, String what) {
+        each.forEach(l -> l.raceLost(queue, what));
+    }
 }

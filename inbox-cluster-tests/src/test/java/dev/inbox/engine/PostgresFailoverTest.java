@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.BrokerHealth;
 import dev.inbox.ClaimForm;
-import dev.inbox.Column;
-import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.engine.FailoverLoad.FailoverJob;
 import dev.inbox.schema.InboxSchema;
@@ -84,9 +82,9 @@ class PostgresFailoverTest {
         FailoverLoad load = new FailoverLoad(JOBS);
         InboxBroker broker = InboxBroker.fromUrl(pair.url()).connectionLimit(16).pollInterval(Duration.ofMillis(200))
                 .lease(LEASE).listenNotify(true).listenProbeInterval(Duration.ofSeconds(2))
-                .subscribe(Subscription.of("failover_tx", spec(TX, form), FailoverJob.class, load::effect)
+                .subscribe(Subscription.of("failover_tx", FormTables.spec(TX, form), FailoverJob.class, load::effect)
                         .workers(4).transactional(true))
-                .subscribe(Subscription.of("failover_plain", spec(PLAIN, form), FailoverJob.class, load::plain)
+                .subscribe(Subscription.of("failover_plain", FormTables.spec(PLAIN, form), FailoverJob.class, load::plain)
                         .workers(4))
                 .connect();
         String killPoint;
@@ -163,21 +161,11 @@ class PostgresFailoverTest {
         return s.toString().replace('"', '\'');
     }
 
-    private static InboxSpec spec(String table, ClaimForm form) {
-        InboxSpec spec = InboxSpec.table(table, Column.of("id").generated()).payload(Column.of("payload"))
-                .attempt(Column.of("attempt").generated());
-        return switch (form) {
-            case LEASE -> spec.lease(Column.of("locked_until"));
-            case ADVISORY -> spec.advisoryLock(Column.of("advisory_lock")).retryAfter(Column.of("retry_after"));
-            case ROW_LOCK -> spec.retryAfter(Column.of("retry_after"));
-        };
-    }
-
     private static void createTables(ClaimForm form) throws SQLException {
         try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + TX + ", " + PLAIN + ", " + FailoverLoad.EFFECTS);
             for (String table : List.of(TX, PLAIN)) {
-                for (String sql : InboxSchema.of("postgresql").queue(spec(table, form))) {
+                for (String sql : InboxSchema.of("postgresql").queue(FormTables.spec(table, form))) {
                     s.execute(sql);
                 }
             }

@@ -76,6 +76,9 @@ public final class MySqlDialect extends StandardDialect {
         }
         checkVersion(version, table.table());
         checkBinaryLog(binaryLog, binlogFormat, table.table());
+        if (form != ClaimForm.LEASE && galera(connection)) {
+            throw onGalera(table.table(), form);
+        }
         if (form == ClaimForm.ROW_LOCK && table.group().isPresent() && table.isolation() == Isolation.SERIALIZABLE) {
             throw new InboxException(InboxException.Kind.DIALECT, "table " + table.table() + " is a row lock table with"
                     + " FIFO groups at SERIALIZABLE: InnoDB then locks every row a claim reads, and a claim would wait"
@@ -108,6 +111,27 @@ public final class MySqlDialect extends StandardDialect {
                 return;
             }
         }
+    }
+
+    /** True when the server is a node of a MariaDB Galera Cluster: replication by wsrep is on. */
+    private static boolean galera(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SHOW VARIABLES LIKE 'wsrep_on'")) {
+            return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+        }
+    }
+
+    /**
+     * {@code DIALECT} for a row lock or advisory table on Galera: a node's row locks ({@code FOR
+     * UPDATE SKIP LOCKED}) and {@code GET_LOCK} hold on that node alone, so brokers on two nodes
+     * would work one job at once. The lease lives in the row, which every node certifies.
+     */
+    static InboxException onGalera(String table, ClaimForm form) {
+        String locks = form == ClaimForm.ROW_LOCK ? "row locks (FOR UPDATE SKIP LOCKED)" : "advisory locks (GET_LOCK)";
+        return new InboxException(InboxException.Kind.DIALECT, "table " + table + " is a " + form.name()
+                .toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " table on a MariaDB Galera Cluster node"
+                + " (wsrep_on), where " + locks + " hold on one node only, so brokers on two nodes could work one"
+                + " job at once: use the lease form on Galera (a lease column such as locked_until DATETIME(6),"
+                + " declared with @LockedUntil or InboxSpec.lease)");
     }
 
     /**
@@ -368,6 +392,16 @@ public final class MySqlDialect extends StandardDialect {
     @Override
     public boolean timedOut(SQLException e) {
         return e.getErrorCode() == 1969 || e.getErrorCode() == 3024 || super.timedOut(e);
+    }
+
+    /**
+     * A deadlock victim (ER_LOCK_DEADLOCK, 1213), which is also how a Galera node reports a
+     * transaction that lost certification to another node's ("WSREP detected deadlock/conflict"),
+     * whether at its commit or aborted by the other's write set as it applied.
+     */
+    @Override
+    public boolean lostRace(SQLException e) {
+        return e.getErrorCode() == 1213 || super.lostRace(e);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.inbox.InboxSpec;
 import dev.inbox.Outcome;
 import dev.inbox.internal.form.HandlerTransaction;
 import dev.inbox.internal.form.InFlight;
+import dev.inbox.internal.jdbc.LostRaces;
 import dev.inbox.internal.jdbc.Redaction;
 import dev.inbox.internal.jdbc.WriteGate;
 import java.io.IOException;
@@ -44,6 +45,8 @@ public final class Deliverer<T> {
     private final boolean delaysRetries;
     /** What a handler call comes to where the handler timeout cut in; nothing checked without one. */
     private final HandlerTimeout timeout;
+    /** A delivery's transaction that lost a race (on Galera, certification to another node's). */
+    private final LostRaces races;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
@@ -60,6 +63,7 @@ public final class Deliverer<T> {
         this.failures = new HandlerFailures(queue);
         this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
         this.timeout = HandlerTimeout.of(settings.handlerTimeout());
+        this.races = new LostRaces(queue, "delivery", engine.database().dialect(), engine.listener());
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -302,6 +306,8 @@ public final class Deliverer<T> {
             } finally {
                 delivery.transaction(null, false);
             }
+            // The handler's statement the database aborted for a concurrent transaction: no failure of the handler's.
+            logged = result != null && result.failure() instanceof SQLException e && races.lost(e);
             if (result != null && result.outcome().kind() == Outcome.Kind.ACK) {
                 committed = ackAndCommit(tx, delivery);
             } else {
@@ -309,8 +315,11 @@ public final class Deliverer<T> {
             }
         } catch (Exception e) {
             rollbackQuietly(tx, e);
-            LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed, so the handler''s writes were"
-                    + " rolled back: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
+            // A commit that lost a race (on Galera, certification to another node's) is told and logged as one.
+            if (!(e instanceof SQLException race && races.lost(race))) {
+                LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} failed, so the handler''s writes were"
+                        + " rolled back: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
+            }
             if (result == null || result.outcome().kind() == Outcome.Kind.ACK) {
                 result = new Result(Outcome.retry(), e);
                 logged = true;

@@ -6,6 +6,7 @@ import dev.inbox.internal.form.FormContext;
 import dev.inbox.internal.form.InFlight;
 import dev.inbox.internal.form.Reports;
 import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.LostRaces;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.LeaseStatements;
@@ -31,6 +32,7 @@ final class LeaseClaims {
     private final ClaimedRows claimed;
     private final Leased leased;
     private final Reports reports;
+    private final LostRaces races;
 
     LeaseClaims(FormContext context, LeaseSql sql, Duration lease, Leased leased) {
         this.context = context;
@@ -40,14 +42,19 @@ final class LeaseClaims {
         this.claimed = context.rows();
         this.leased = leased;
         this.reports = context.reports();
+        this.races = new LostRaces(context.queue(), "claim", dialect, context.listener());
     }
 
-    /** A claim on a connection of its own, in autocommit: one statement, or a select and its stamps. */
+    /**
+     * A claim on a connection of its own, in autocommit: one statement, or a select and its stamps.
+     * A claim that lost its rows to another's (on Galera, another node's claim certified first)
+     * claims again at once; one that loses every try takes no rows this time.
+     */
     List<InFlight> claim(Instant now, int limit) throws SQLException {
         Instant at = dialect.stored(now);
         Instant expiry = dialect.deadline(now, lease);
-        return context.connections().use(connection -> sql.style() == LeaseStatements.ClaimStyle.RETURNING
-                ? readClaim(connection, at, expiry, limit) : claimThenStamp(connection, at, expiry, limit));
+        return races.run(() -> context.connections().use(connection -> sql.style() == LeaseStatements.ClaimStyle.RETURNING
+                ? readClaim(connection, at, expiry, limit) : claimThenStamp(connection, at, expiry, limit)), List.of());
     }
 
     /**

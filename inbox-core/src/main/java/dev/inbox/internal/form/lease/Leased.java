@@ -10,6 +10,7 @@ import dev.inbox.internal.form.HandlerTransaction;
 import dev.inbox.internal.form.InFlight;
 import dev.inbox.internal.form.Settlements;
 import dev.inbox.internal.jdbc.JdbcTransaction;
+import dev.inbox.internal.jdbc.LostRaces;
 import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
@@ -39,6 +40,8 @@ final class Leased implements Claim {
     private final Duration lease;
     /** Null in a transactional subscription, whose acks commit with their delivery's transaction. */
     private final AckCarry acks;
+    private final LostRaces settlements;
+    private final LostRaces extensions;
 
     Leased(FormContext context, LeaseSql sql, Duration lease, AckCarry acks) {
         this.context = context;
@@ -46,6 +49,8 @@ final class Leased implements Claim {
         this.sql = sql;
         this.lease = lease;
         this.acks = acks;
+        this.settlements = new LostRaces(context.queue(), "settlement", dialect, context.listener());
+        this.extensions = new LostRaces(context.queue(), "lease extension", dialect, context.listener());
     }
 
     @Override
@@ -57,7 +62,10 @@ final class Leased implements Claim {
     public void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException {
         context.connections().use(connection -> {
             try {
-                settle(connection, delivery, outcome, now);
+                settlements.run(() -> {
+                    settle(connection, delivery, outcome, now);
+                    return null;
+                });
             } catch (SQLException e) {
                 putOff(connection, delivery, ifRefused, now, e);
                 throw e;
@@ -70,12 +78,12 @@ final class Leased implements Claim {
     public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
         context.connections().use(connection -> {
             try {
-                return JdbcTransaction.run(connection, -1, () -> {
+                return settlements.run(() -> JdbcTransaction.run(connection, -1, () -> {
                     if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) {
                         throw lost(delivery, "move to the dead-letter table");
                     }
                     return null;
-                });
+                }));
             } catch (SQLException e) {
                 // Rolled back: the row still holds its lease, which the retry moves to the back-off's end.
                 putOff(connection, delivery, ifRefused, now, e);
@@ -124,7 +132,7 @@ final class Leased implements Claim {
             extend.setTime(ps, "expiry", next, dialect);
             extend.set(ps, "id", delivery.id());
             extend.setTime(ps, "token", delivery.token(), dialect);
-            if (ps.executeUpdate() == 1) {
+            if (extensions.run(ps::executeUpdate) == 1) {
                 delivery.token(next);
                 return true;
             }
