@@ -45,6 +45,16 @@ public interface Dialect {
     }
 
     /**
+     * Refuses, at connect, a connection whose driver keeps state in the server session between
+     * transactions, where the broker is declared to be behind a pooler that hands each
+     * transaction whichever session is free ({@link dev.inbox.ConnectionPooler#TRANSACTION}):
+     * PostgreSQL's driver preparing statements on the server, for one. Nothing by default.
+     *
+     * @throws dev.inbox.InboxException {@code DECLARATION} naming the driver setting to change
+     */
+    default void checkTransactionPooling(Connection connection) throws SQLException {}
+
+    /**
      * Checks the server where the dialect has a version floor for {@code form}.
      *
      * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed

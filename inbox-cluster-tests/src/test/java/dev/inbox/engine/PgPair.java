@@ -1,15 +1,10 @@
 package dev.inbox.engine;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,12 +16,12 @@ import java.util.regex.Pattern;
 final class PgPair {
     private static final Pattern HOSTS = Pattern.compile("//127\\.0\\.0\\.1:(\\d+),127\\.0\\.0\\.1:(\\d+)/");
 
-    private final Path script;
+    private final ProjectScript script;
     private final String url;
     private final int firstPort;
     private final int secondPort;
 
-    private PgPair(Path script) {
+    private PgPair(ProjectScript script) {
         this.script = script;
         this.url = run("url").strip();
         Matcher m = HOSTS.matcher(url);
@@ -39,12 +34,7 @@ final class PgPair {
 
     /** The pair of the script the build names ({@code inbox.pg.pair.script}). */
     static PgPair fromBuild() {
-        String property = System.getProperty("inbox.pg.pair.script");
-        Path script = property == null || property.isBlank() ? Path.of("../scripts/pg-pair.sh") : Path.of(property);
-        if (!Files.isExecutable(script)) {
-            throw new IllegalStateException("the pair's script " + script.toAbsolutePath() + " is missing or not executable");
-        }
-        return new PgPair(script);
+        return new PgPair(ProjectScript.fromBuild("inbox.pg.pair.script", "pg-pair.sh"));
     }
 
     /** The multi-host URL: pgjdbc connects to whichever node is the primary. */
@@ -133,24 +123,6 @@ final class PgPair {
     }
 
     private String run(String command) {
-        try {
-            Process p = new ProcessBuilder(script.toString(), command).redirectErrorStream(true).start();
-            // A first start may install PostgreSQL from the distribution's packages.
-            if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("pg-pair.sh " + command + " did not end within 10 minutes");
-            }
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.exitValue() != 0) {
-                throw new IllegalStateException("pg-pair.sh " + command + " failed (" + p.exitValue() + "): " + out);
-            }
-            System.out.print(out);
-            return out;
-        } catch (IOException e) {
-            throw new IllegalStateException("pg-pair.sh " + command + " could not run: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while pg-pair.sh " + command + " ran", e);
-        }
+        return script.run(command, true);
     }
 }

@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.BrokerHealth;
 import dev.inbox.ClaimForm;
-import dev.inbox.Column;
 import dev.inbox.InboxSpec;
 import dev.inbox.Subscription;
 import dev.inbox.engine.FailoverLoad.FailoverJob;
 import dev.inbox.schema.InboxSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -164,47 +161,27 @@ class PostgresFailoverTest {
     }
 
     private static InboxSpec spec(String table, ClaimForm form) {
-        InboxSpec spec = InboxSpec.table(table, Column.of("id").generated()).payload(Column.of("payload"))
-                .attempt(Column.of("attempt").generated());
-        return switch (form) {
-            case LEASE -> spec.lease(Column.of("locked_until"));
-            case ADVISORY -> spec.advisoryLock(Column.of("advisory_lock")).retryAfter(Column.of("retry_after"));
-            case ROW_LOCK -> spec.retryAfter(Column.of("retry_after"));
-        };
+        return DrainTables.spec(table, form);
     }
 
     private static void createTables(ClaimForm form) throws SQLException {
         try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS " + TX + ", " + PLAIN + ", " + FailoverLoad.EFFECTS);
+            s.execute("DROP TABLE IF EXISTS " + TX + ", " + PLAIN);
             for (String table : List.of(TX, PLAIN)) {
                 for (String sql : InboxSchema.of("postgresql").queue(spec(table, form))) {
                     s.execute(sql);
                 }
             }
-            // No key on n: an effect written twice must show, not fail its second transaction.
-            s.execute("CREATE TABLE " + FailoverLoad.EFFECTS + " (n INTEGER NOT NULL)");
+            DrainTables.create(s, FailoverLoad.EFFECTS);
         }
     }
 
     private static long rows(String table) {
-        try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            return -1;
-        }
+        return DrainTables.rows(pair.url(), table);
     }
 
     /** How many effect rows each job has. */
     private static Map<Integer, Integer> effects() throws SQLException {
-        Map<Integer, Integer> effects = new HashMap<>();
-        try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT n, count(*) FROM " + FailoverLoad.EFFECTS + " GROUP BY n")) {
-            while (rs.next()) {
-                effects.put(rs.getInt(1), rs.getInt(2));
-            }
-        }
-        return effects;
+        return DrainTables.byJob(pair.url(), FailoverLoad.EFFECTS);
     }
 }

@@ -1,0 +1,52 @@
+package dev.inbox.engine;
+
+
+/**
+ * The PgBouncer of {@code scripts/pgbouncer.sh}: transaction pooling and session pooling in front
+ * of a database of its own on the development PostgreSQL. A script that cannot run, or fails,
+ * fails the test with its output: nothing is skipped.
+ */
+final class PgBouncer {
+    private final ProjectScript script;
+
+    private PgBouncer(ProjectScript script) {
+        this.script = script;
+    }
+
+    /** The script the build names ({@code inbox.pgbouncer.script}). */
+    static PgBouncer fromBuild() {
+        return new PgBouncer(ProjectScript.fromBuild("inbox.pgbouncer.script", "pgbouncer.sh"));
+    }
+
+    /** Both poolers running; installs PgBouncer where missing. */
+    void start() {
+        run("start");
+    }
+
+    void stop() {
+        run("stop");
+    }
+
+    /** Through {@code pool_mode=transaction}, with {@code prepareThreshold=0}. */
+    String transactionUrl() {
+        return run("url-tx").strip();
+    }
+
+    /** Through {@code pool_mode=session}. */
+    String sessionUrl() {
+        return run("url-session").strip();
+    }
+
+    /** The pooled database itself, for the tests' own statements. */
+    String directUrl() {
+        return run("url-direct").strip();
+    }
+
+    String version() {
+        return run("version").strip();
+    }
+
+    private String run(String command) {
+        return script.run(command, false);
+    }
+}
