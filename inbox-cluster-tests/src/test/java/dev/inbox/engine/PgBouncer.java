@@ -8,9 +8,15 @@ package dev.inbox.engine;
  */
 final class PgBouncer {
     private final ProjectScript script;
+    private final String transactionUrl;
+    private final String sessionUrl;
+    private final String directUrl;
 
     private PgBouncer(ProjectScript script) {
         this.script = script;
+        this.transactionUrl = run("url-tx").strip();
+        this.sessionUrl = run("url-session").strip();
+        this.directUrl = run("url-direct").strip();
     }
 
     /** The script the build names ({@code inbox.pgbouncer.script}). */
@@ -29,17 +35,17 @@ final class PgBouncer {
 
     /** Through {@code pool_mode=transaction}, with {@code prepareThreshold=0}. */
     String transactionUrl() {
-        return run("url-tx").strip();
+        return transactionUrl;
     }
 
     /** Through {@code pool_mode=session}. */
     String sessionUrl() {
-        return run("url-session").strip();
+        return sessionUrl;
     }
 
     /** The pooled database itself, for the tests' own statements. */
     String directUrl() {
-        return run("url-direct").strip();
+        return directUrl;
     }
 
     String version() {
