@@ -47,15 +47,8 @@ binaries() {
   PGBIN=$bin
 }
 
-# Runs a command as the servers' owner.
-as_owner() {
-  if [ "$(id -u)" = 0 ]; then
-    id postgres >/dev/null 2>&1 || fail "running as root, and there is no postgres user to run the servers"
-    runuser -u postgres -- "$@"
-  else
-    "$@"
-  fi
-}
+# Runs a command as the servers' owner (as_owner).
+. "$(dirname "$0")/lib/as-postgres.sh"
 
 sql() { # port, statement: one value, or a failure
   "$PGBIN/psql" -X -q -h 127.0.0.1 -p "$1" -U postgres -d postgres -tAc "$2"

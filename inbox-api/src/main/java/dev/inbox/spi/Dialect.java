@@ -45,6 +45,23 @@ public interface Dialect {
     }
 
     /**
+     * Refuses, at connect, a connection whose driver keeps state in the server session between
+     * transactions, where the broker is declared to be behind a pooler that hands each
+     * transaction whichever session is free ({@link dev.inbox.ConnectionPooler#TRANSACTION}):
+     * PostgreSQL's driver preparing statements on the server, for one. By default every connection
+     * is refused: a dialect whose statements keep nothing in a session says so by overriding this
+     * (the MySQL family sets its claims' isolation for the session, and SQLite has no server).
+     *
+     * @throws dev.inbox.InboxException {@code DECLARATION} naming the driver setting to change
+     */
+    default void checkTransactionPooling(Connection connection) throws SQLException {
+        throw new dev.inbox.InboxException(dev.inbox.InboxException.Kind.DECLARATION, "the broker is declared to be"
+                + " behind a transaction pooler (connectionPooler TRANSACTION), and the " + name() + " dialect keeps"
+                + " state in its sessions between transactions: connect without the pooler, or through session pooling"
+                + " (connectionPooler SESSION)");
+    }
+
+    /**
      * Checks the server where the dialect has a version floor for {@code form}.
      *
      * @throws dev.inbox.InboxException {@code SERVER_TOO_OLD} or {@code DIALECT} naming the version found and needed

@@ -34,6 +34,8 @@ final class ConfigKeys {
     /** The table of the recurring jobs' due times (default {@code inbox_schedule}). */
     static final String SCHEDULE_TABLE = "inbox.schedule-table";
     static final String SUBSCRIBER_TABLE = "inbox.subscriber-table";
+    /** What stands between the broker and the database (none, session or transaction pooling). */
+    static final String CONNECTION_POOLER = "inbox.connection-pooler";
     /** The database the server configuration Inbox ships (liberty-config) chooses; the server reads it, not Inbox. */
     static final String SERVER_DATABASE = "inbox.db";
 
@@ -70,6 +72,7 @@ final class ConfigKeys {
         known.add(PAUSE_TABLE);
         known.add(SCHEDULE_TABLE);
         known.add(SUBSCRIBER_TABLE);
+        known.add(CONNECTION_POOLER);
         for (String job : recurring) {
             for (String key : RecurringMethod.KEYS) {
                 known.add(RecurringMethod.KEY_PREFIX + job + "." + key);

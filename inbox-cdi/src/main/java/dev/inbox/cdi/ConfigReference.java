@@ -43,6 +43,11 @@ public final class ConfigReference {
                 new Key(ConfigKeys.SCHEDULE_TABLE, "`inbox_schedule`", "The table of the recurring jobs' next due times."),
                 new Key(ConfigKeys.SUBSCRIBER_TABLE, "`inbox_subscribers`", "The table where each server declares how"
                         + " it reads each queue table; a server that reads one another way is refused."),
+                new Key(ConfigKeys.CONNECTION_POOLER, "the adapter's `ConnectionPooler`, else `none`",
+                        "What stands between the broker and the database: `none`, `session` or `transaction`"
+                                + " (PgBouncer's `pool_mode`). Behind `transaction` the advisory form and a table's"
+                                + " declared isolation are refused, PostgreSQL needs `prepareThreshold=0`, and"
+                                + " listening subscriptions poll; see Scaling."),
                 new Key(ConfigKeys.CONSOLE_ENABLED, "true", "Set false to leave the console out of the application (true or false, nothing else)."),
                 new Key(ConfigKeys.CONSOLE_PATH, "`/inbox`", "Where the web module serves the console."),
                 new Key(ConfigKeys.CONSOLE_ROLE, "`inbox-admin`", "The role a user needs to open the console."),

@@ -1,5 +1,6 @@
 package dev.inbox.cdi;
 
+import dev.inbox.ConnectionPooler;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.Publisher;
@@ -49,6 +50,8 @@ public class InboxExtension implements Extension {
     private String pauseTable;
     private String scheduleTable;
     private String subscriberTable;
+    /** {@code inbox.connection-pooler}; null for the adapter's. */
+    private ConnectionPooler connectionPooler;
     private boolean healthDetails;
     private int payloadLimit = PAYLOAD_LIMIT;
 
@@ -155,6 +158,9 @@ public class InboxExtension implements Extension {
             pauseTable = table(config, ConfigKeys.PAUSE_TABLE);
             scheduleTable = table(config, ConfigKeys.SCHEDULE_TABLE);
             subscriberTable = table(config, ConfigKeys.SUBSCRIBER_TABLE);
+            connectionPooler = config.getOptionalValue(ConfigKeys.CONNECTION_POOLER, String.class)
+                    .map(text -> ConnectionPooler.parse("MicroProfile Config key " + ConfigKeys.CONNECTION_POOLER, text))
+                    .orElse(null);
             healthDetails = flag(config, ConfigKeys.HEALTH_DETAILS);
             payloadLimit = payloadLimit(config);
             for (RecurringMethod job : recurring.values()) {
@@ -251,6 +257,11 @@ public class InboxExtension implements Extension {
     /** The application's {@code inbox.subscriber-table}; null for the default. */
     String subscriberTable() {
         return subscriberTable;
+    }
+
+    /** The application's {@code inbox.connection-pooler}, or null for the adapter's. */
+    ConnectionPooler connectionPooler() {
+        return connectionPooler;
     }
 
     /** The application's {@code inbox.schedule-table}; null for the default. */

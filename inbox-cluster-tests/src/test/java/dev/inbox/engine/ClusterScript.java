@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One of the project's scripts that start, kill and stop a cluster of servers ({@code
- * scripts/pg-pair.sh}, {@code scripts/galera.sh}), as the build names it. A script that cannot
- * run, or fails, throws with its output: a cluster test fails, never skips.
+ * scripts/pg-pair.sh}, {@code scripts/galera.sh}, {@code scripts/pgbouncer.sh}), as the build
+ * names it. A script that cannot run, or fails, throws with its output: a cluster test fails,
+ * never skips.
  */
 final class ClusterScript {
     private final Path script;
@@ -31,8 +32,17 @@ final class ClusterScript {
         return new ClusterScript(script);
     }
 
-    /** Runs the script with {@code arguments} and returns what it printed. */
+    /** Runs the script with {@code arguments}, prints its output and returns it. */
     String run(String... arguments) {
+        return run(true, arguments);
+    }
+
+    /** Runs the script with {@code arguments} and returns its output unprinted (a URL asked for, say). */
+    String read(String... arguments) {
+        return run(false, arguments);
+    }
+
+    private String run(boolean echo, String... arguments) {
         List<String> command = new ArrayList<>(List.of(script.toString()));
         command.addAll(List.of(arguments));
         String what = script.getFileName() + " " + String.join(" ", arguments);
@@ -47,7 +57,9 @@ final class ClusterScript {
             if (p.exitValue() != 0) {
                 throw new IllegalStateException(what + " failed (" + p.exitValue() + "): " + out);
             }
-            System.out.print(out);
+            if (echo) {
+                System.out.print(out);
+            }
             return out;
         } catch (IOException e) {
             throw new IllegalStateException(what + " could not run: " + e.getMessage(), e);

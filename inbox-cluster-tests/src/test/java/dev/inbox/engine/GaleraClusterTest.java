@@ -83,7 +83,7 @@ class GaleraClusterTest {
     void formsWhoseLocksHoldOnOneNodeAreRefusedNamingGaleraAndTheLeaseForm(ClaimForm form) throws SQLException {
         createTables(form);
         InboxBroker broker = InboxBroker.fromUrl(GaleraCluster.url(1)).connectionLimit(4)
-                .subscribe(Subscription.of("galera", FormTables.spec(TABLE, form), Job.class, (job, d) -> Outcome.ack()));
+                .subscribe(Subscription.of("galera", DrainTables.spec(TABLE, form), Job.class, (job, d) -> Outcome.ack()));
         assertThatThrownBy(broker::connect).isInstanceOfSatisfying(InboxException.class, e -> {
             assertThat(e.kind()).isEqualTo(InboxException.Kind.DIALECT);
             assertThat(e.getMessage()).contains("Galera", "lease form", TABLE);
@@ -140,7 +140,7 @@ class GaleraClusterTest {
                 String url = brokers == Brokers.ONE_PER_NODE ? GaleraCluster.url(b) : cluster.url();
                 started.add(InboxBroker.fromUrl(url).connectionLimit(8).pollInterval(Duration.ofMillis(200))
                         .lease(LEASE).listener(work.listener())
-                        .subscribe(Subscription.of("galera", FormTables.spec(TABLE, ClaimForm.LEASE), GaleraJob.class,
+                        .subscribe(Subscription.of("galera", DrainTables.spec(TABLE, ClaimForm.LEASE), GaleraJob.class,
                                 work.handler(b)).workers(WORKERS).transactional(true)
                                 .retryBackoff(RETRY).retryBackoffMax(RETRY))
                         .connect());
@@ -218,7 +218,7 @@ class GaleraClusterTest {
             s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + GaleraDrain.EFFECTS + ", " + GaleraDrain.COUNTER);
             s.execute("CREATE TABLE " + GaleraDrain.COUNTER + " (id INT PRIMARY KEY, hits INT NOT NULL)");
             s.execute("INSERT INTO " + GaleraDrain.COUNTER + " VALUES (1, 0)");
-            for (String sql : InboxSchema.of("mariadb").queue(FormTables.spec(TABLE, form))) {
+            for (String sql : InboxSchema.of("mariadb").queue(DrainTables.spec(TABLE, form))) {
                 s.execute(sql);
             }
             // A key of its own, as Galera wants of every table; none on n, so that an effect written

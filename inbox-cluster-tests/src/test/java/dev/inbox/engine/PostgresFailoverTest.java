@@ -9,12 +9,10 @@ import dev.inbox.engine.FailoverLoad.FailoverJob;
 import dev.inbox.schema.InboxSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -82,9 +80,9 @@ class PostgresFailoverTest {
         FailoverLoad load = new FailoverLoad(JOBS);
         InboxBroker broker = InboxBroker.fromUrl(pair.url()).connectionLimit(16).pollInterval(Duration.ofMillis(200))
                 .lease(LEASE).listenNotify(true).listenProbeInterval(Duration.ofSeconds(2))
-                .subscribe(Subscription.of("failover_tx", FormTables.spec(TX, form), FailoverJob.class, load::effect)
+                .subscribe(Subscription.of("failover_tx", DrainTables.spec(TX, form), FailoverJob.class, load::effect)
                         .workers(4).transactional(true))
-                .subscribe(Subscription.of("failover_plain", FormTables.spec(PLAIN, form), FailoverJob.class, load::plain)
+                .subscribe(Subscription.of("failover_plain", DrainTables.spec(PLAIN, form), FailoverJob.class, load::plain)
                         .workers(4))
                 .connect();
         String killPoint;
@@ -163,36 +161,22 @@ class PostgresFailoverTest {
 
     private static void createTables(ClaimForm form) throws SQLException {
         try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS " + TX + ", " + PLAIN + ", " + FailoverLoad.EFFECTS);
+            s.execute("DROP TABLE IF EXISTS " + TX + ", " + PLAIN);
             for (String table : List.of(TX, PLAIN)) {
-                for (String sql : InboxSchema.of("postgresql").queue(FormTables.spec(table, form))) {
+                for (String sql : InboxSchema.of("postgresql").queue(DrainTables.spec(table, form))) {
                     s.execute(sql);
                 }
             }
-            // No key on n: an effect written twice must show, not fail its second transaction.
-            s.execute("CREATE TABLE " + FailoverLoad.EFFECTS + " (n INTEGER NOT NULL)");
+            DrainTables.create(s, FailoverLoad.EFFECTS);
         }
     }
 
     private static long rows(String table) {
-        try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            return -1;
-        }
+        return DrainTables.rows(pair.url(), table);
     }
 
     /** How many effect rows each job has. */
     private static Map<Integer, Integer> effects() throws SQLException {
-        Map<Integer, Integer> effects = new HashMap<>();
-        try (Connection c = DriverManager.getConnection(pair.url()); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT n, count(*) FROM " + FailoverLoad.EFFECTS + " GROUP BY n")) {
-            while (rs.next()) {
-                effects.put(rs.getInt(1), rs.getInt(2));
-            }
-        }
-        return effects;
+        return DrainTables.byJob(pair.url(), FailoverLoad.EFFECTS);
     }
 }

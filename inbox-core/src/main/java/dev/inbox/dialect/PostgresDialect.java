@@ -302,6 +302,12 @@ public final class PostgresDialect extends StandardDialect {
         return "SELECT pg_advisory_unlock(hashtextextended(:key, 0))";
     }
 
+    /** Statements named on the server would be missing in the next transaction's session. */
+    @Override
+    public void checkTransactionPooling(Connection connection) throws SQLException {
+        PgServerPrepares.refuseNamedStatements(connection);
+    }
+
     @Override
     public void checkServer(Connection connection, InboxSpec table, ClaimForm form) throws SQLException {
         if (form != ClaimForm.ADVISORY && table.group().isEmpty()) {

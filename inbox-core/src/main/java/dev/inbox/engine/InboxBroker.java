@@ -3,6 +3,7 @@ package dev.inbox.engine;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.BrokerHealth;
 import dev.inbox.Cancellation;
+import dev.inbox.ConnectionPooler;
 import dev.inbox.DeadLetter;
 import dev.inbox.InboxAdmin;
 import dev.inbox.InboxException.Kind;
@@ -176,6 +177,24 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
     /** How often the LISTEN connection checks it still hears notifications (default 10 s). */
     public InboxBroker listenProbeInterval(Duration interval) {
         draft.listenProbeInterval(interval);
+        return this;
+    }
+
+    /**
+     * What stands between the broker and its database (default {@code NONE}); a client cannot
+     * tell PgBouncer's pooling modes apart, so say so. Behind {@code TRANSACTION} pooling
+     * ({@code pool_mode=transaction}) {@link #connect()} refuses the advisory form, a table's
+     * declared isolation and, on PostgreSQL, a driver that prepares statements on the server
+     * (add {@code prepareThreshold=0} to the URL), and subscriptions that listen poll instead,
+     * with one WARNING; {@code SESSION} pooling allows everything.
+     *
+     * <pre>{@code
+     * InboxBroker.fromUrl("jdbc:postgresql://pgbouncer:6432/app?prepareThreshold=0")
+     *         .connectionPooler(ConnectionPooler.TRANSACTION)
+     * }</pre>
+     */
+    public InboxBroker connectionPooler(ConnectionPooler pooler) {
+        draft.connectionPooler(pooler);
         return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.inbox.jca;
 
+import dev.inbox.ConnectionPooler;
 import dev.inbox.InboxException;
 import dev.inbox.QueueHealth;
 import dev.inbox.ShutdownReport;
@@ -45,6 +46,8 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
     private String dataSource = DEFAULT_DATA_SOURCE;
     /** The {@code PauseTable} property; null for the engine's default. */
     private String pauseTable;
+    /** The {@code ConnectionPooler} property; null for none. */
+    private ConnectionPooler connectionPooler;
     private String drainTimeout;
     private Duration drain;
     /** The broker-wide options set as properties, by property name; an option not here takes its default. */
@@ -105,6 +108,11 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         }
         if (registration.scheduleTable() != null) {
             broker.scheduleTable(registration.scheduleTable());
+        }
+        ConnectionPooler pooler = registration.connectionPooler() != null ? registration.connectionPooler()
+                : connectionPooler;
+        if (pooler != null) {
+            broker.connectionPooler(pooler);
         }
         if (registration.subscriberTable() != null) {
             broker.subscriberTable(registration.subscriberTable());
@@ -204,6 +212,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
                         }
                         if (pauseTable != null) {
                             broker.pauseTable(pauseTable);
+                        }
+                        if (connectionPooler != null) {
+                            broker.connectionPooler(connectionPooler);
                         }
                         broker.wakeElsewhere(this::wake);
                     });
@@ -325,6 +336,16 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
 
     public void setPauseTable(String value) {
         pauseTable = value == null || value.isBlank() ? null : dev.inbox.Identifiers.checkTable(value.trim());
+    }
+
+    /** What stands between every broker of this adapter and the database, where its application names none. */
+    public String getConnectionPooler() {
+        return connectionPooler == null ? null : connectionPooler.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public void setConnectionPooler(String value) {
+        connectionPooler = value == null || value.isBlank() ? null
+                : ConnectionPooler.parse("resource adapter property ConnectionPooler", value);
     }
 
     // The properties of the broker-wide subscription options (SubscriptionOption.brokerWide()).

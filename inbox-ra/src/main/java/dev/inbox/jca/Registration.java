@@ -1,5 +1,6 @@
 package dev.inbox.jca;
 
+import dev.inbox.ConnectionPooler;
 import dev.inbox.Durations;
 import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
@@ -35,12 +36,14 @@ import javax.sql.DataSource;
  *                     for the engine's default
  * @param subscriberTable the table of each queue table's subscribers ({@code inbox.subscriber-table});
  *                     null for the engine's default
+ * @param connectionPooler what stands between the broker and the database ({@code inbox.connection-pooler});
+ *                     null for the adapter's {@code ConnectionPooler}, else none
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
         Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
         List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
-        String subscriberTable) {
+        String subscriberTable, ConnectionPooler connectionPooler) {
 
     public Registration {
         recurring = recurring == null ? List.of() : List.copyOf(recurring);

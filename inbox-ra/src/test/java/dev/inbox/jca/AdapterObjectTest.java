@@ -69,7 +69,7 @@ class AdapterObjectTest {
                     return Outcome.ack();
                 });
         return new Registration(application, server.pool, List.of(subscription), Map.of(), Runnable::run, null,
-                Map.of(), null, null, null, null, null, null);
+                Map.of(), null, null, null, null, null, null, null);
     }
 
     private static void publish(StandInServer server, long... jobs) throws SQLException {

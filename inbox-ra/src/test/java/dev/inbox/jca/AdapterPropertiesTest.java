@@ -40,7 +40,8 @@ class AdapterPropertiesTest {
     @Test
     void everyBrokerWideOptionIsAPropertyAndNoPropertyHasAValue() throws Exception {
         Map<String, Element> properties = declared();
-        Set<String> expected = new LinkedHashSet<>(Set.of("DataSource", "DrainTimeout", "PauseTable"));
+        Set<String> expected = new LinkedHashSet<>(Set.of("DataSource", "DrainTimeout", "PauseTable",
+                "ConnectionPooler"));
         SubscriptionOption.all().stream().filter(SubscriptionOption::brokerWide)
                 .forEach(option -> expected.add(option.adapterProperty()));
         assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(expected);
@@ -76,6 +77,11 @@ class AdapterPropertiesTest {
                 .hasMessageContaining("resource adapter property DrainTimeout: 'soon' is not a duration");
         adapter.setDrainTimeout(" 0s ");
         assertThat(adapter.getDrainTimeout()).isEqualTo("0s");
+        assertThatThrownBy(() -> adapter.setConnectionPooler("pgbouncer")).isInstanceOf(InboxException.class)
+                .hasMessageContaining("resource adapter property ConnectionPooler = pgbouncer names no pooler")
+                .hasMessageContaining("transaction (pool_mode=transaction)");
+        adapter.setConnectionPooler(" Transaction ");
+        assertThat(adapter.getConnectionPooler()).isEqualTo("transaction");
     }
 
     @Test

@@ -92,7 +92,7 @@ class AdapterStopTest {
         RecurringJob<Ticket> everySecond = RecurringJob.of("tick", "* * * * * *", "apps", Ticket.class,
                 due -> new Ticket(due.getEpochSecond()));
         adapter.register(new Registration("ticking", server.pool, List.of(), Map.of("apps", InboxSpec.of(AppJob.class)),
-                Runnable::run, null, Map.of(), null, null, List.of(everySecond), null, null, null));
+                Runnable::run, null, Map.of(), null, null, List.of(everySecond), null, null, null, null));
         awaitCount("app_jobs", 1);
 
         adapter.stop();
@@ -142,7 +142,7 @@ class AdapterStopTest {
         thread.setContextClassLoader(classes);
         try {
             adapter.register(new Registration("app", server.pool, List.of(tickets), Map.of(), Runnable::run, null,
-                    Map.of(), null, null, null, null, null, null));
+                    Map.of(), null, null, null, null, null, null, null));
         } finally {
             thread.setContextClassLoader(own);
         }

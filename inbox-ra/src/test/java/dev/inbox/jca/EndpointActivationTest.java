@@ -252,7 +252,7 @@ class EndpointActivationTest {
         }, false), spec("pollInterval", "60s"));
         Thread.sleep(500); // the bean's first poll found nothing: the next is a minute away
         var application = adapter.register(new Registration("publishing-app", server.pool, List.of(),
-                Map.of("beans", InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null, null, null, null));
+                Map.of("beans", InboxSpec.of(BeanJob.class)), Runnable::run, null, Map.of(), null, null, null, null, null, null, null));
         application.publisher("beans", Map.class).publish(Map.of("job", 1, "mode", "ack"));
         assertThat(handled.await(5, TimeUnit.SECONDS)).as("handled before the bean's next poll").isTrue();
         adapter.unregister("publishing-app");
@@ -270,7 +270,7 @@ class EndpointActivationTest {
         Subscription<Map> beans = Subscription.of("beans", InboxSpec.of(BeanJob.class), Map.class,
                 (payload, delivery) -> Outcome.ack());
         adapter.register(new Registration("declaring-app", server.pool, List.of(beans), Map.of(), Runnable::run, null,
-                Map.of(), null, null, null, null, null, "app_subscribers"));
+                Map.of(), null, null, null, null, null, "app_subscribers", null));
         assertThat(count("app_subscribers")).as("its declaration of bean_jobs").isEqualTo(1);
         adapter.unregister("declaring-app");
         assertThat(count("app_subscribers")).as("deleted as it stopped").isZero();

@@ -1,6 +1,7 @@
 package dev.inbox.internal.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.ConnectionPooler;
 import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
@@ -35,6 +36,7 @@ import javax.sql.DataSource;
  * @param scheduleTable        the table of the recurring jobs' next due times
  * @param recurring            the recurring jobs, in the order they were given
  * @param subscriberTable      the table of each queue table's subscribers and their declarations
+ * @param connectionPooler     what stands between the broker and its database, as declared
  */
 public record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
@@ -43,7 +45,7 @@ public record BrokerConfig(String url, Properties driverProperties, DataSource d
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
         List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring,
-        String subscriberTable) {
+        String subscriberTable, ConnectionPooler connectionPooler) {
 
     public BrokerConfig {
         settings = Map.copyOf(settings);

@@ -1,6 +1,7 @@
 package dev.inbox.internal.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.ConnectionPooler;
 import dev.inbox.Identifiers;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxException;
@@ -48,6 +49,7 @@ public final class BrokerDraft {
     private String pauseTable;
     private String scheduleTable;
     private String subscriberTable;
+    private ConnectionPooler connectionPooler = ConnectionPooler.NONE;
     private final Map<String, RecurringJob<?>> recurring = new LinkedHashMap<>();
     private final List<Dialect> dialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
@@ -134,6 +136,11 @@ public final class BrokerDraft {
     public synchronized void subscriberTable(String table) {
         configuring("set the subscriber table");
         subscriberTable = Identifiers.checkTable(Objects.requireNonNull(table, "table").trim());
+    }
+
+    public synchronized void connectionPooler(ConnectionPooler pooler) {
+        configuring("set the connection pooler");
+        connectionPooler = Objects.requireNonNull(pooler, "pooler");
     }
 
     public synchronized void scheduleTable(String table) {
@@ -282,7 +289,7 @@ public final class BrokerDraft {
         return new BrokerConfig(url, driverProperties, dataSource, settings, connectionLimit, listenProbeInterval,
                 publishTimeout, pauseTable, dialects, clock, json, threads, listener, handlerContext,
                 deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()),
-                scheduleTable, List.copyOf(recurring.values()), subscriberTable);
+                scheduleTable, List.copyOf(recurring.values()), subscriberTable, connectionPooler);
     }
 
     /** Fails with {@code LIFECYCLE} (or {@code CLOSED}) once the broker has connected or shut down. */

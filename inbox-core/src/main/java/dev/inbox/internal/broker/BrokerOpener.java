@@ -34,7 +34,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,6 +55,9 @@ public final class BrokerOpener {
     private final Dialect dialect;
     private final EngineContext engine;
     private final ConnectionBudget budget = new ConnectionBudget();
+    private final PoolerRules pooler;
+    /** Subscriptions that would listen, were the pooler to keep a LISTEN. */
+    private final List<String> pollingForListen = new ArrayList<>();
     private final Map<String, PublishQueue> queues = new LinkedHashMap<>();
     private final Map<String, SubscriptionRunner> runners = new LinkedHashMap<>();
     private final Map<String, String> deadLetterTables = new LinkedHashMap<>();
@@ -68,6 +73,7 @@ public final class BrokerOpener {
         this.config = config;
         this.database = database;
         this.dialect = database.dialect();
+        this.pooler = new PoolerRules(config.connectionPooler());
         DeliveryTransactions transactions = config.deliveryTransactions() != null ? config.deliveryTransactions()
                 : new JdbcDeliveryTransactions(database, dialect);
         if (dialect.capabilities().writeLocksDatabase()) {
@@ -124,6 +130,7 @@ public final class BrokerOpener {
         boolean brokerNotifies = config.setting(SubscriptionOption.LISTEN_NOTIFY);
         config.subscriptions().forEach(this::checkDeclaration);
         try (Connection connection = database.open()) {
+            pooler.checkConnection(connection, dialect);
             pauses = new QueuePauses(database, connection, config.pauseTable(),
                     config.setting(SubscriptionOption.POLL_INTERVAL), config.clock());
             Map<String, OpenedTable> tables = new LinkedHashMap<>();
@@ -170,6 +177,7 @@ public final class BrokerOpener {
                     + " uses the " + spec.claimForm() + " form, which " + dialect.name() + " does not serve; it serves "
                     + dialect.capabilities().forms() + ": change the table's description");
         }
+        pooler.checkSubscription(subscription);
     }
 
     /**
@@ -253,7 +261,9 @@ public final class BrokerOpener {
             deadLetterTables.put(queue, subscription.get(SubscriptionOption.DEAD_LETTER));
         }
         if (config.setting(subscription, SubscriptionOption.LISTEN_NOTIFY)) {
-            if (dialect.capabilities().notifications()) {
+            if (dialect.capabilities().notifications() && !pooler.listens()) {
+                pollingForListen.add(queue);
+            } else if (dialect.capabilities().notifications()) {
                 channels.put(dialect.listenChannel(spec.table()), runner::wake);
             } else if (subscription.setting(SubscriptionOption.LISTEN_NOTIFY).isPresent()) {
                 // Asked of this subscription, not inherited from the broker: refused rather than ignored.
@@ -317,6 +327,7 @@ public final class BrokerOpener {
 
     /** Listens on the channel of every subscription that listens: the last step, a failure a startup error. */
     private NotificationListener listen() {
+        pooler.polling(pollingForListen);
         if (channels.isEmpty()) {
             return null;
         }
