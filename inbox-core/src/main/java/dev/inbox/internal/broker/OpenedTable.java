@@ -42,10 +42,13 @@ final class OpenedTable {
     private final Map<Integer, Sql> rowInserts = new java.util.concurrent.ConcurrentHashMap<>();
     /** The most rows inserted in one statement; more go as a JDBC batch. */
     private final int mostRowsInOneStatement;
+    /** The characters a last error may have in the table's column; 0 without one. */
+    private final int lastErrorLength;
 
     private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
-            Map<String, ColumnType> columnTypes, Sql notify, int mostRowsInOneStatement) {
+            Map<String, ColumnType> columnTypes, Sql notify, int mostRowsInOneStatement, int lastErrorLength) {
         this.shape = shape;
+        this.lastErrorLength = lastErrorLength;
         this.columnTypes = Map.copyOf(columnTypes);
         this.mostRowsInOneStatement = mostRowsInOneStatement;
         this.insert = insert;
@@ -81,6 +84,7 @@ final class OpenedTable {
             throw schema(spec, "column check", probe, e);
         }
         ColumnTypes.check(spec, dialect, columnTypes);
+        int lastErrorLength = ColumnTypes.lastErrorLength(spec, dialect, columnTypes);
         Column payload = spec.payload().orElseThrow();
         // What the payload column holds where the database sets a limit (a BLOB, a VARCHAR); 0 for none.
         long held = ColumnTypes.capacity(columnTypes.get(payload.name()));
@@ -99,7 +103,8 @@ final class OpenedTable {
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
         return new OpenedTable(shape, insert, insertUnique, binary, capacity, columnTypes, notify,
-                sendsBatchesInBulk(connection.getMetaData()) ? MOST_ROWS_BEFORE_BULK : MOST_ROWS_IN_ONE_STATEMENT);
+                sendsBatchesInBulk(connection.getMetaData()) ? MOST_ROWS_BEFORE_BULK : MOST_ROWS_IN_ONE_STATEMENT,
+                lastErrorLength);
     }
 
     /**
@@ -159,6 +164,7 @@ final class OpenedTable {
         InboxSpec spec = shape.spec();
         List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
         spec.headers().ifPresent(h -> columns.add("headers"));
+        spec.lastError().ifPresent(e -> columns.add(e.name())); // the dead letter keeps it under the same name
         String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
         Map<String, ColumnType> types;
         try {
@@ -168,8 +174,9 @@ final class OpenedTable {
                     + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
                     + "): create it as README shows. Statement: " + probe, e);
         }
+        ColumnTypes.checkDeadLastError(spec, deadTable, dialect, types);
         if (dialect.keepsDeclaredLengths()) {
-            ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR);
+            ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR, lastErrorLength);
         }
         return dialect.deadLetter(shape, deadTable, leased);
     }
@@ -265,6 +272,11 @@ final class OpenedTable {
 
     boolean binaryPayload() {
         return binaryPayload;
+    }
+
+    /** The characters a last error may have in the table's column; 0 where the table keeps none. */
+    int lastErrorLength() {
+        return lastErrorLength;
     }
 
     /**
