@@ -22,15 +22,23 @@ import java.time.Instant;
  * @param error         why it was dead-lettered: the handler's exception, its drop reason, or the decoding error
  * @param failedAt      when it was moved
  * @param payloadLength the whole payload's length in bytes (UTF-8), however much of it {@code payload} holds
+ * @param lastError     the last attempt's failure in detail (exception class, message, first stack frames, or
+ *                      the handler's retry reason), or null where the queue keeps no {@link LastError} column
  */
 public record DeadLetter(Object id, String payload, String headers, int attempt, String error, Instant failedAt,
-        long payloadLength) {
+        long payloadLength, String lastError) {
     /** The characters of each payload a list of dead letters holds, at most. */
     public static final int PREVIEW = 2000;
 
     /** A dead letter with its whole payload. */
     public DeadLetter(Object id, String payload, String headers, int attempt, String error, Instant failedAt) {
         this(id, payload, headers, attempt, error, failedAt, payload.getBytes(StandardCharsets.UTF_8).length);
+    }
+
+    /** A dead letter of a queue that keeps no last error. */
+    public DeadLetter(Object id, String payload, String headers, int attempt, String error, Instant failedAt,
+            long payloadLength) {
+        this(id, payload, headers, attempt, error, failedAt, payloadLength, null);
     }
 
     /** True where {@code payload} holds only the head of the payload, {@link #payloadLength} bytes in all. */

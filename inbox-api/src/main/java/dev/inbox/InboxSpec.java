@@ -36,13 +36,14 @@ public final class InboxSpec {
     private final Column group;
     private final Column priority;
     private final Column uniqueKey;
+    private final Column lastError;
     private final Isolation isolation;
     private final SqliteMode mode;
     private final QueueClock clock;
 
     private InboxSpec(String table, Column id, Column attempt, Column lease, Column advisoryLock, Column payload,
             Column retryAfter, Column processedAt, Column publishedAt, Column headers, Column group, Column priority,
-            Column uniqueKey, Isolation isolation, SqliteMode mode, QueueClock clock) {
+            Column uniqueKey, Column lastError, Isolation isolation, SqliteMode mode, QueueClock clock) {
         this.table = table;
         this.id = id;
         this.attempt = attempt;
@@ -56,6 +57,7 @@ public final class InboxSpec {
         this.group = group;
         this.priority = priority;
         this.uniqueKey = uniqueKey;
+        this.lastError = lastError;
         this.isolation = isolation;
         this.mode = mode;
         this.clock = clock;
@@ -65,7 +67,7 @@ public final class InboxSpec {
     public static InboxSpec table(String table, Column id) {
         Identifiers.checkTable(table);
         Objects.requireNonNull(id, "id column");
-        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null, null, null,
+        return new InboxSpec(table, id, null, null, null, null, null, null, null, null, null, null, null, null,
                 Isolation.DEFAULT, SqliteMode.DEFAULT, QueueClock.HOST);
     }
 
@@ -97,6 +99,8 @@ public final class InboxSpec {
         spec = spec.group(plain(recordType, components, Group.class, Group::value));
         spec = spec.priority(plain(recordType, components, Priority.class, Priority::value));
         spec = spec.uniqueKey(plain(recordType, components, UniqueKey.class, UniqueKey::value));
+        spec = spec.lastError(single(recordType, components, LastError.class, c -> text(recordType, c,
+                c.getAnnotation(LastError.class).value())));
         return spec;
     }
 
@@ -125,6 +129,16 @@ public final class InboxSpec {
         return element.isAnnotationPresent(marker);
     }
 
+    /** The column of a component that holds text the engine writes: a {@code String}, else a declaration error. */
+    private static Column text(Class<?> type, RecordComponent c, String explicit) {
+        if (c.getType() != String.class) {
+            throw new InboxException(InboxException.Kind.DECLARATION, type.getName() + "." + c.getName() + " is a"
+                    + " last error of type " + c.getType().getSimpleName() + ", but the engine writes text into it:"
+                    + " declare it String");
+        }
+        return column(c, explicit, false);
+    }
+
     private static Column column(RecordComponent c, String explicit, boolean generated) {
         String name = explicit.isEmpty() ? snakeCase(c.getName()) : explicit;
         return generated ? Column.of(name).generated() : Column.of(name);
@@ -151,7 +165,7 @@ public final class InboxSpec {
             Column processedAt, Column publishedAt, Column headers, Column group, Column priority, Isolation isolation,
             SqliteMode mode, QueueClock clock) {
         return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority, uniqueKey, isolation, mode, clock);
+                headers, group, priority, uniqueKey, lastError, isolation, mode, clock);
     }
 
     /**
@@ -160,7 +174,16 @@ public final class InboxSpec {
      */
     public InboxSpec uniqueKey(Column c) {
         return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority, c, isolation, mode, clock);
+                headers, group, priority, c, lastError, isolation, mode, clock);
+    }
+
+    /**
+     * The column that keeps why the newest attempt failed ({@link LastError}), written with each
+     * retry and each move into the dead-letter table; a text column, nullable.
+     */
+    public InboxSpec lastError(Column c) {
+        return new InboxSpec(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
+                headers, group, priority, uniqueKey, c, isolation, mode, clock);
     }
 
     public InboxSpec attempt(Column c) {
@@ -307,6 +330,10 @@ public final class InboxSpec {
         return Optional.ofNullable(uniqueKey);
     }
 
+    public Optional<Column> lastError() {
+        return Optional.ofNullable(lastError);
+    }
+
     public Isolation isolation() {
         return isolation;
     }
@@ -324,7 +351,7 @@ public final class InboxSpec {
         List<Column> all = new ArrayList<>();
         all.add(id);
         for (Column c : new Column[] {attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority, uniqueKey}) {
+                headers, group, priority, uniqueKey, lastError}) {
             if (c != null) {
                 all.add(c);
             }
@@ -344,13 +371,14 @@ public final class InboxSpec {
                 && Objects.equals(retryAfter, o.retryAfter) && Objects.equals(processedAt, o.processedAt)
                 && Objects.equals(publishedAt, o.publishedAt)
                 && Objects.equals(headers, o.headers) && Objects.equals(group, o.group)
-                && Objects.equals(priority, o.priority) && Objects.equals(uniqueKey, o.uniqueKey);
+                && Objects.equals(priority, o.priority) && Objects.equals(uniqueKey, o.uniqueKey)
+                && Objects.equals(lastError, o.lastError);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(table, id, attempt, lease, advisoryLock, payload, retryAfter, processedAt, publishedAt,
-                headers, group, priority, uniqueKey, isolation, mode, clock);
+                headers, group, priority, uniqueKey, lastError, isolation, mode, clock);
     }
 
     @Override

@@ -9,7 +9,8 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #ack()} deletes the row, or stamps {@code processed_at} where the table has it;</li>
  *   <li>{@link #retry()} ends this attempt and makes the row due again; {@link #retry(Duration)}
- *       after a delay;</li>
+ *       after a delay; {@link #retry(Duration, String)} also says why, into the table's
+ *       {@link LastError} column;</li>
  *   <li>{@link #drop()} removes the row, into the dead-letter table where one is declared.</li>
  * </ul>
  */
@@ -50,6 +51,22 @@ public final class Outcome {
         return delay.isZero() ? RETRY : new Outcome(Kind.RETRY, delay, null);
     }
 
+    /**
+     * Retry once {@code delay} has passed, keeping {@code reason} in the table's {@link LastError}
+     * column where it has one (and in the dead letter, should this have been the last attempt). A
+     * zero delay waits out the subscription's back-off, as {@link #retry()} does.
+     *
+     * <pre>{@code
+     * return Outcome.retry(Duration.ofMinutes(1), "card processor answered 503");
+     * }</pre>
+     *
+     * @throws IllegalArgumentException as {@link #retry(Duration)}
+     */
+    public static Outcome retry(Duration delay, String reason) {
+        TimeLimits.delay("a retry delay", Objects.requireNonNull(delay, "delay"));
+        return new Outcome(Kind.RETRY, delay, Objects.requireNonNull(reason, "reason"));
+    }
+
     public static Outcome drop() {
         return DROP;
     }
@@ -68,7 +85,7 @@ public final class Outcome {
         return delay;
     }
 
-    /** The reason given to {@link #drop(String)}, or null. */
+    /** The reason given to {@link #drop(String)} or {@link #retry(Duration, String)}, or null. */
     public String reason() {
         return reason;
     }
@@ -88,7 +105,8 @@ public final class Outcome {
     public String toString() {
         return switch (kind) {
             case ACK -> "ack";
-            case RETRY -> delay.isZero() ? "retry" : "retry(" + delay + ")";
+            case RETRY -> reason != null ? "retry(" + delay + ", " + reason + ")"
+                    : delay.isZero() ? "retry" : "retry(" + delay + ")";
             case DROP -> reason == null ? "drop" : "drop(" + reason + ")";
         };
     }

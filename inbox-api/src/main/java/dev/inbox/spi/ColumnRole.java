@@ -7,5 +7,7 @@ public enum ColumnRole {
     /** Any other time: a due time, when a row was processed or published. */
     TIME,
     /** A whole number the engine counts or orders by: the attempt, the priority. */
-    COUNTER
+    COUNTER,
+    /** Text the engine writes, cut to the column's length: the last error. */
+    TEXT
 }

@@ -331,8 +331,11 @@ public interface Dialect {
     /**
      * Copies row {@code :id} into {@code deadLetterTable}, whose columns are {@code id},
      * {@code payload}, {@code headers} (where the queue table has headers), {@code attempt},
-     * {@code error} and {@code failed_at}, binding {@code :attempt}, {@code :error} and
-     * {@code :failed}. A {@code leased} copy takes the row only while it holds {@code :token}.
+     * {@code error}, {@code failed_at} and, where the queue table has a last error column, one of
+     * that name ({@code :lastError}, else the row's own), binding {@code :attempt}, {@code :error} and
+     * {@code :failed}. A {@code leased} copy takes the row only while it holds {@code :token}. A
+     * table's retry statements likewise write {@code :lastError} into its last error column, keeping
+     * the column's value where the parameter is NULL.
      */
     String deadLetter(TableShape table, String deadLetterTable, boolean leased);
 

@@ -36,7 +36,8 @@ import java.util.Map;
  *                          acks that wait for it. Should the claim fail the acks do not run; should the
  *                          acks fail the claim has committed. Null where the driver sends one statement
  *                          at a time
- * @param retry             makes row {@code :id} due at {@code :due} while it holds {@code :token}
+ * @param retry             makes row {@code :id} due at {@code :due} while it holds {@code :token}, and
+ *                          writes {@code :lastError} where the table keeps one
  * @param drop              deletes row {@code :id} while it holds {@code :token}
  * @param release           gives row {@code :id}, claimed but never handed to a handler, back while it
  *                          holds {@code :token}: ends the lease and takes back the attempt the claim

@@ -29,8 +29,9 @@ import java.util.Map;
  *                           commits and the claim does not run; should the claim fail, the acks have
  *                           committed and what began for the claim is rolled back. Null where the driver
  *                           sends one statement at a time, or where the claim stamps each row
- * @param retry              makes row {@code :id} due at {@code :due}; null where the table has no
- *                           retry_after column (the row is due again when the transaction ends)
+ * @param retry              makes row {@code :id} due at {@code :due} and writes {@code :lastError} where
+ *                           the table keeps one; null where the table has neither a retry_after nor a
+ *                           last error column (the row is due again when the transaction ends)
  * @param drop               deletes row {@code :id}
  * @param relock             where a claim and its delivery share a transaction bound to the worker's
  *                           thread (JTA) and that transaction rolled back: selects row {@code :id}

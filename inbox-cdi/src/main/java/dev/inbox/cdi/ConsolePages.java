@@ -123,7 +123,8 @@ final class ConsolePages {
 
     /**
      * One dead letter's page: its payload as far as the console's limit reads it (escaped as it is
-     * written, a piece at a time), its headers, error, and Retry and Delete.
+     * written, a piece at a time), its headers, error, last error (where the queue keeps one), and
+     * Retry and Delete.
      */
     static void letter(Writer out, String base, String queue, DeadLetter letter, String token) throws IOException {
         String id = String.valueOf(letter.id());
@@ -135,7 +136,13 @@ final class ConsolePages {
                 .append(letter.failedAt() == null ? "" : escape(letter.failedAt().toString())).append(". ")
                 .append(form(action + "/retry", token, "Retry")).append(' ').append(form(action + "/delete", token,
                         "Delete")).append("</p><h2>Error</h2><pre id=\"error\">").append(escape(letter.error()))
-                .append("</pre><h2>Headers</h2><pre id=\"headers\">").append(escape(letter.headers()))
+                .append("</pre>");
+        if (letter.lastError() != null) {
+            // The last attempt's failure in full: its class, message and first frames, or the retry's reason.
+            head.append("<h2>Last error</h2><pre id=\"last-error\">").append(escape(letter.lastError()))
+                    .append("</pre>");
+        }
+        head.append("<h2>Headers</h2><pre id=\"headers\">").append(escape(letter.headers()))
                 .append("</pre><h2>Payload</h2>");
         if (letter.payloadCut()) {
             head.append("<p id=\"payload-cut\" class=\"paused\">The first ")

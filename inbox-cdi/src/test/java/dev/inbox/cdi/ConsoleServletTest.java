@@ -36,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ConsoleServletTest {
     static final InboxSpec TABLE = InboxSpec.table("console_jobs", Column.of("id").generated())
-            .payload(Column.of("payload")).attempt(Column.of("attempt").generated()).lease(Column.of("locked_until"));
+            .payload(Column.of("payload")).attempt(Column.of("attempt").generated()).lease(Column.of("locked_until"))
+            .lastError(Column.of("last_error"));
     static final String DEAD = "console_dead";
     static final int LIMIT = 5000;
 
@@ -51,7 +52,12 @@ class ConsoleServletTest {
         kit = InboxTestKit.sqlite();
         kit.execute(InboxSchema.of("sqlite").queue(TABLE).toArray(String[]::new));
         kit.execute(InboxSchema.of("sqlite").deadLetter(TABLE, DEAD).toArray(String[]::new));
-        kit.subscribe(Subscription.of("console", TABLE, Payload.class, (payload, delivery) -> Outcome.drop("no use")).maxAttempts(1).deadLetter(DEAD))
+        kit.subscribe(Subscription.of("console", TABLE, Payload.class, (payload, delivery) -> {
+            if (payload.text().equals("throws")) {
+                throw new IllegalStateException("<i>card declined</i> for jdbc:postgresql://db/app?password=s3cret");
+            }
+            return Outcome.drop("no use");
+        }).maxAttempts(1).deadLetter(DEAD))
                 .configure(broker -> broker.pollInterval(Duration.ofMillis(50))).start();
         health.set(kit.broker().health());
         server = new Server(new InetSocketAddress("127.0.0.1", 0));
@@ -150,7 +156,7 @@ class ConsoleServletTest {
                 .doesNotContain("<b>");
         assertThat(page.body().length()).as("the limit's characters, not the payload's").isLessThan(8_000);
         assertThat(send("GET", "/queues/console/dead-letters/" + small).body())
-                .contains("{&quot;text&quot;:&quot;small&quot;}").doesNotContain("payload-cut");
+                .contains("{&quot;text&quot;:&quot;small&quot;}").doesNotContain("payload-cut", "id=\"last-error\"");
 
         HttpResponse<String> one = send("GET", "/api/queues/console/dead-letters/" + big);
         assertThat(one.body()).contains("\"payloadLength\":20014", "\"payloadCut\":true", "x".repeat(4_988))
@@ -159,6 +165,26 @@ class ConsoleServletTest {
         HttpResponse<String> gone = send("GET", "/api/queues/console/dead-letters/999");
         assertThat(gone.statusCode()).isEqualTo(404);
         assertThat(gone.body()).contains("has no dead letter 999");
+    }
+
+    /**
+     * A dead letter's page and API show why its last attempt failed, class, message and frames,
+     * escaped and without the password; before, the page had only the one line of {@code error}.
+     */
+    @Test
+    void aDeadLettersPageAndApiShowItsLastError() throws Exception {
+        kit.publisher("console", Payload.class).publish(new Payload("throws"));
+        kit.awaitCount(DEAD, 1);
+        Object id = kit.broker().deadLetters("console", 1).get(0).id();
+
+        String page = send("GET", "/queues/console/dead-letters/" + id).body();
+        assertThat(page).contains("<h2>Last error</h2><pre id=\"last-error\">java.lang.IllegalStateException:"
+                + " &lt;i&gt;card declined&lt;/i&gt; for jdbc:postgresql://db/app?password=***\n\tat ")
+                .doesNotContain("<i>", "s3cret");
+        assertThat(send("GET", "/api/queues/console/dead-letters/" + id).body()).contains("\"lastError\":\""
+                + "java.lang.IllegalStateException: <i>card declined</i> for jdbc:postgresql://db/app?password=***"
+                + "\\n\\tat ").doesNotContain("s3cret");
+        assertThat(send("GET", "/api/queues/console/dead-letters").body()).contains("\"lastError\":\"java.lang");
     }
 
     /** The health checks keep a failing queue's table and error to themselves; the console's administrators read them. */

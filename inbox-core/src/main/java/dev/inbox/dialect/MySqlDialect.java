@@ -189,6 +189,13 @@ public final class MySqlDialect extends StandardDialect {
     @Override
     public String columnProblem(ColumnRole role, ColumnType type) {
         String name = type.name().toUpperCase(java.util.Locale.ROOT);
+        if (role == ColumnRole.TEXT) {
+            if (name.equals("TINYTEXT")) {
+                // MariaDB's driver reports its 255 bytes as characters, which four-byte characters overrun.
+                return "is TINYTEXT, 255 bytes, too few for an exception's class, message and frames: use TEXT";
+            }
+            return name.contains("CHAR") || name.contains("TEXT") ? null : "is " + name + ", not text: use TEXT";
+        }
         if (role == ColumnRole.COUNTER) {
             return name.contains("INT") ? null : "is " + name + ", not a whole number: use INT";
         }

@@ -103,6 +103,9 @@ public final class PostgresDialect extends StandardDialect {
     @Override
     public String columnProblem(ColumnRole role, ColumnType type) {
         String name = type.name();
+        if (role == ColumnRole.TEXT) {
+            return Set.of("text", "varchar").contains(name) ? null : "is " + name + ", not text: use TEXT";
+        }
         if (role == ColumnRole.COUNTER) {
             return Set.of("int2", "int4", "int8").contains(name) ? null : "is " + name + ", not a whole number: use INTEGER";
         }

@@ -107,6 +107,16 @@ public final class SqliteDialect extends StandardDialect {
         return false;
     }
 
+    /**
+     * Each column named with its table: SQLite reads a double-quoted name that matches no column as
+     * a string, so {@code SELECT "missing" FROM t} prepares, where {@code t."missing"} fails.
+     */
+    @Override
+    public String columnProbe(String table, List<String> columns) {
+        return "SELECT " + String.join(", ", columns.stream().map(c -> table + "." + c).toList()) + " FROM " + table
+                + " WHERE 1 = 0";
+    }
+
     /** SQLite has its transaction modes instead of isolation levels. */
     @Override
     public int deliveryIsolation(InboxSpec table) {
@@ -128,6 +138,11 @@ public final class SqliteDialect extends StandardDialect {
         String name = type.name().toUpperCase(java.util.Locale.ROOT);
         if (name.isEmpty()) {
             return null; // no declared type: the column keeps what is written
+        }
+        if (role == ColumnRole.TEXT) {
+            // SQLite's text affinity, as its rules read a declared type.
+            return name.contains("CHAR") || name.contains("CLOB") || name.contains("TEXT") ? null
+                    : "is " + name + ", not text: use TEXT";
         }
         boolean integer = name.contains("INT");
         if (role == ColumnRole.COUNTER) {

@@ -184,8 +184,9 @@ public abstract class StandardDialect implements Dialect {
                 .orElse("DELETE FROM " + t.table() + owned(t));
         // Without a retry_after column the lease column itself holds when a retried row is due.
         String retry = t.name(spec.retryAfter())
-                .map(r -> "UPDATE " + t.table() + " SET " + lease + " = NULL, " + r + " = :due" + owned(t))
-                .orElse("UPDATE " + t.table() + " SET " + lease + " = :due" + owned(t));
+                .map(r -> "UPDATE " + t.table() + " SET " + lease + " = NULL, " + r + " = :due" + lastErrorSet(t)
+                        + owned(t))
+                .orElse("UPDATE " + t.table() + " SET " + lease + " = :due" + lastErrorSet(t) + owned(t));
         String drop = "DELETE FROM " + t.table() + owned(t);
         // A row claimed ahead and never worked goes back as it was: free, its attempt unspent.
         String release = "UPDATE " + t.table() + " SET " + lease + " = NULL"
@@ -270,16 +271,35 @@ public abstract class StandardDialect implements Dialect {
         return null;
     }
 
+    /**
+     * {@code , last_error = ...} where the table keeps its last error ({@link #lastErrorValue}), for a
+     * retry's {@code SET}; empty where it does not, which leaves the statement as it was.
+     */
+    protected String lastErrorSet(TableShape t) {
+        return t.name(t.spec().lastError()).map(e -> ", " + lastErrorValue(e)).orElse("");
+    }
+
+    /**
+     * The last error column set to {@code :lastError}, or kept where that is NULL: a release or a
+     * row put off after a refused settlement binds no error and leaves the newest one in place.
+     */
+    private static String lastErrorValue(String column) {
+        return column + " = COALESCE(:lastError, " + column + ")";
+    }
+
     @Override
     public String deadLetter(TableShape t, String deadLetterTable, boolean leased) {
         InboxSpec spec = t.spec();
         Optional<String> headers = t.name(spec.headers());
+        Optional<String> lastError = t.name(spec.lastError());
         String where = leased ? owned(t) : " WHERE " + t.id() + " = :id";
+        // The dead letter keeps the last attempt's error, else the one an earlier attempt left in the row.
         return "INSERT INTO " + quote(deadLetterTable) + " (" + quote("id") + ", " + quote("payload")
                 + headers.map(h -> ", " + quote("headers")).orElse("") + ", " + quote("attempt") + ", "
-                + quote("error") + ", " + quote("failed_at") + ") SELECT " + t.id() + ", "
-                + t.name(spec.payload().orElseThrow()) + headers.map(h -> ", " + h).orElse("")
-                + ", :attempt, :error, " + stamp(t, "failed") + " FROM " + t.table() + where;
+                + quote("error") + ", " + quote("failed_at") + lastError.map(e -> ", " + e).orElse("") + ") SELECT "
+                + t.id() + ", " + t.name(spec.payload().orElseThrow()) + headers.map(h -> ", " + h).orElse("")
+                + ", :attempt, :error, " + stamp(t, "failed")
+                + lastError.map(e -> ", COALESCE(:lastError, " + e + ")").orElse("") + " FROM " + t.table() + where;
     }
 
     /** The row lock form's settlements: the claim's transaction holds the row, so no token. */
@@ -290,9 +310,11 @@ public abstract class StandardDialect implements Dialect {
         String ack = t.name(spec.processedAt())
                 .map(p -> "UPDATE " + t.table() + " SET " + p + " = " + stamp(t, "processed") + byId)
                 .orElse("DELETE FROM " + t.table() + byId);
+        // Without a retry_after column the row is due again when the claim ends; only its last error is written.
         String retry = t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = " + delayedUntil(t)
-                + byId)
-                .orElse(null);
+                + lastErrorSet(t) + byId)
+                .orElse(t.name(spec.lastError()).map(e -> "UPDATE " + t.table() + " SET " + lastErrorValue(e) + byId)
+                        .orElse(null));
         // After a rolled-back JTA delivery: the row again, if no other claim took or worked it since.
         String relock = "SELECT " + t.id() + " FROM " + t.table() + byId
                 + t.name(spec.attempt()).map(a -> " AND " + a + " = :attempt").orElse("")

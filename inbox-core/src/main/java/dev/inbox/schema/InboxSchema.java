@@ -28,7 +28,9 @@ import java.util.Optional;
  * A queue table gets the payload type that holds any JSON (PostgreSQL {@code BYTEA}, MySQL and
  * MariaDB {@code LONGBLOB}, SQLite {@code BLOB}; text types for a {@code String} payload), an index
  * in the claim's order where the table has a priority column, one on each group's first row where
- * it has a group column, a unique index on its unique-key column, and on PostgreSQL the autovacuum settings a churning table needs. Names are
+ * it has a group column, a unique index on its unique-key column, a nullable {@code TEXT} last error
+ * column (in its dead-letter table too) where it declares one, and on PostgreSQL the autovacuum
+ * settings a churning table needs. Names are
  * quoted as the engine quotes them, so a column named {@code group} works on every database.
  */
 public final class InboxSchema {
@@ -180,6 +182,7 @@ public final class InboxSchema {
         spec.group().ifPresent(c -> ddl.column(c.name(), database.key(200) + database.nullable()));
         spec.priority().ifPresent(c -> ddl.column(c.name(), "INTEGER NOT NULL DEFAULT 0"));
         spec.uniqueKey().ifPresent(c -> ddl.column(c.name(), database.key(200) + database.nullable()));
+        spec.lastError().ifPresent(c -> ddl.column(c.name(), database.lastError()));
         Column payload = spec.payload().orElseThrow();
         ddl.column(payload.name(), payloadType(shape) + " NOT NULL");
         claimOrder(spec).ifPresent(order -> ddl.index("claim", false, order));
@@ -216,10 +219,12 @@ public final class InboxSchema {
                 .column("id", database.id(shape.id(), false) + " PRIMARY KEY")
                 .column("payload", payloadType(shape) + " NOT NULL");
         spec.headers().ifPresent(c -> ddl.column("headers", database.json() + database.nullable()));
-        return ddl.column("attempt", "INTEGER NOT NULL")
+        ddl.column("attempt", "INTEGER NOT NULL")
                 .column("error", database.text() + " NOT NULL")
-                .column("failed_at", database.time() + " NOT NULL")
-                .statements();
+                .column("failed_at", database.time() + " NOT NULL");
+        // The dead letter keeps the queue's last error under the same name.
+        spec.lastError().ifPresent(c -> ddl.column(c.name(), database.lastError()));
+        return ddl.statements();
     }
 
     private String payloadType(QueueShape shape) {

@@ -75,6 +75,14 @@ enum SchemaDatabase {
         };
     }
 
+    /**
+     * A job's last error: at most 2,000 characters, which {@code TEXT} holds everywhere (MySQL's
+     * 65,535 bytes take 16,383 four-byte characters) without counting against MySQL's row size.
+     */
+    String lastError() {
+        return "TEXT" + nullable();
+    }
+
     /** A JSON object of headers. */
     String json() {
         return switch (this) {

@@ -38,7 +38,8 @@ class DialectStatementFilesTest {
             .group(Column.of("group_key"))
             .priority(Column.of("priority"))
             .publishedAt(Column.of("published_at"))
-            .uniqueKey(Column.of("unique_key"));
+            .uniqueKey(Column.of("unique_key"))
+            .lastError(Column.of("last_error"));
     /** A lease table whose acks stamp processed_at. */
     private static final InboxSpec LEASE_PROCESSED = InboxSpec.table("lease_done_jobs", Column.of("id").generated())
             .lease(Column.of("locked_until"))

@@ -10,6 +10,7 @@ import dev.inbox.Headers;
 import dev.inbox.Id;
 import dev.inbox.InboxSpec;
 import dev.inbox.InboxTable;
+import dev.inbox.LastError;
 import dev.inbox.LockedUntil;
 import dev.inbox.Outcome;
 import dev.inbox.Payload;
@@ -57,7 +58,8 @@ class SchemaDdlTest {
     record FullJob(@Id(generated = true) long id, @Attempt(generated = true) short attempt,
             @LockedUntil Instant lockedUntil, @RetryAfter Instant retryAfter, @ProcessedAt Instant processedAt,
             @PublishedAt Instant publishedAt, @Headers Map<String, String> headers, @Group String group,
-            @Priority int priority, @UniqueKey String uniqueKey, @Payload String payload) {}
+            @Priority int priority, @UniqueKey String uniqueKey, @LastError String lastError,
+            @Payload String payload) {}
 
     @InboxTable("schema_rowlock_jobs")
     record RowLockJob(@Id(generated = true) int id, @Attempt(generated = true) short attempt,
@@ -108,6 +110,10 @@ class SchemaDdlTest {
             broker.shutdown();
         }
         assertThat(handled).containsExactly(1);
+        if (spec.lastError().isPresent()) {
+            assertThat(db.text("SELECT last_error FROM " + DEAD)).startsWith("java.lang.IllegalStateException: job -1"
+                    + " fails for good\n\tat ");
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -170,6 +170,16 @@ enum TestDatabase {
         }
     }
 
+    /** The one text {@code sql} returns (null for SQL NULL or no row), read on a connection of the test pool. */
+    String text(String sql) {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static void run(javax.sql.DataSource dataSource, String... statements) {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             for (String sql : statements) {

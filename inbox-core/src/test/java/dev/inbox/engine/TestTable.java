@@ -9,7 +9,7 @@ import java.util.Set;
 
 /** A queue table with the columns a test needs: its DDL on each database and its description. */
 final class TestTable {
-    enum Feature { ATTEMPT, LEASE, ADVISORY, RETRY_AFTER, PROCESSED_AT, PUBLISHED_AT, HEADERS, GROUP, PRIORITY }
+    enum Feature { ATTEMPT, LEASE, ADVISORY, RETRY_AFTER, PROCESSED_AT, PUBLISHED_AT, HEADERS, GROUP, PRIORITY, LAST_ERROR }
 
     private final String name;
     private final Set<Feature> features;
@@ -68,6 +68,9 @@ final class TestTable {
         if (features.contains(Feature.PRIORITY)) {
             spec = spec.priority(Column.of("priority"));
         }
+        if (features.contains(Feature.LAST_ERROR)) {
+            spec = spec.lastError(Column.of("last_error"));
+        }
         return spec;
     }
 
@@ -111,6 +114,9 @@ final class TestTable {
         if (features.contains(Feature.PRIORITY)) {
             columns.add("priority INTEGER NOT NULL DEFAULT 0");
         }
+        if (features.contains(Feature.LAST_ERROR)) {
+            columns.add("last_error TEXT");
+        }
         columns.add("payload " + (db == TestDatabase.POSTGRES ? "BYTEA" : "BLOB") + " NOT NULL");
         List<String> ddl = new ArrayList<>(List.of("DROP TABLE IF EXISTS " + name,
                 "CREATE TABLE " + name + " (" + String.join(", ", columns) + ")"));
@@ -135,7 +141,8 @@ final class TestTable {
         db.execute("DROP TABLE IF EXISTS " + deadTable, "CREATE TABLE " + deadTable + " (id BIGINT PRIMARY KEY, payload "
                 + (db == TestDatabase.POSTGRES ? "BYTEA" : "BLOB") + " NOT NULL"
                 + (features.contains(Feature.HEADERS) ? ", headers " + json(db) : "")
-                + ", attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + time + " NOT NULL)");
+                + ", attempt INTEGER NOT NULL, error TEXT NOT NULL, failed_at " + time + " NOT NULL"
+                + (features.contains(Feature.LAST_ERROR) ? ", last_error TEXT" : "") + ")");
     }
 
     private static String json(TestDatabase db) {

@@ -9,6 +9,7 @@ import dev.inbox.Id;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.InboxTable;
+import dev.inbox.LastError;
 import dev.inbox.LockedUntil;
 import dev.inbox.Payload;
 import java.time.Instant;
@@ -49,6 +50,25 @@ class InboxSchemaTest {
                 "CREATE TABLE \"main\".\"refund_jobs\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"retry_after\" TEXT,"
                         + " \"priority\" INTEGER NOT NULL DEFAULT 0, \"payload\" BLOB NOT NULL)",
                 "CREATE INDEX \"main\".\"refund_jobs_claim\" ON \"refund_jobs\" (\"priority\" DESC, \"id\")");
+    }
+
+    @InboxTable("failing_jobs")
+    record FailingJob(@Id(generated = true) long id, @LockedUntil Instant lockedUntil, @LastError String lastError,
+            @Payload byte[] payload) {}
+
+    /** The queue and its dead letters each keep the last error, nullable text, under the record's name for it. */
+    @Test
+    void aLastErrorIsNullableTextInTheQueueAndItsDeadLetters() {
+        assertThat(InboxSchema.ddl(FailingJob.class, "mysql")).containsExactly("CREATE TABLE `failing_jobs` ("
+                + "`id` BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, `locked_until` DATETIME NULL, `last_error` TEXT NULL,"
+                + " `payload` LONGBLOB NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+        assertThat(InboxSchema.of("mysql").deadLetter(FailingJob.class, "failing_dead")).containsExactly(
+                "CREATE TABLE `failing_dead` (`id` BIGINT NOT NULL PRIMARY KEY, `payload` LONGBLOB NOT NULL,"
+                        + " `attempt` INTEGER NOT NULL, `error` LONGTEXT NOT NULL, `failed_at` DATETIME NOT NULL,"
+                        + " `last_error` TEXT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+        assertThat(InboxSchema.ddl(FailingJob.class, "postgresql").get(0)).contains("\"last_error\" TEXT, ");
+        assertThat(InboxSchema.of("sqlite").deadLetter(FailingJob.class, "failing_dead").get(0))
+                .endsWith("\"failed_at\" TEXT NOT NULL, \"last_error\" TEXT)");
     }
 
     @Test

@@ -21,6 +21,7 @@ import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.internal.jdbc.WriteLockedDeliveryTransactions;
 import dev.inbox.internal.runner.Deliverer;
 import dev.inbox.internal.runner.EngineContext;
+import dev.inbox.internal.runner.LastErrors;
 import dev.inbox.internal.runner.RunnerSettings;
 import dev.inbox.internal.runner.SettlementReports;
 import dev.inbox.internal.runner.SubscriptionRunner;
@@ -253,7 +254,7 @@ public final class BrokerOpener {
         ObjectMapper json = config.json();
         Deliverer<T> deliverer = new Deliverer<>(engine, queue, spec, subscription.handler(),
                 subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
-                reports);
+                reports, LastErrors.of(table.lastErrorLength()));
         SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), plan, deliverer, settings,
                 subscription.isBatch(), engine.clock(), config.listener(), pauses::paused, inWork);
         engine.wakes().register(queue, runner::wake);

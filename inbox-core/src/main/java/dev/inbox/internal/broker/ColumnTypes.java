@@ -3,6 +3,7 @@ package dev.inbox.internal.broker;
 import dev.inbox.Column;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.internal.runner.LastErrors;
 import dev.inbox.spi.ColumnRole;
 import dev.inbox.spi.ColumnType;
 import dev.inbox.spi.Dialect;
@@ -31,6 +32,28 @@ final class ColumnTypes {
         check(spec, dialect, types, spec.publishedAt(), ColumnRole.TIME);
         check(spec, dialect, types, spec.attempt(), ColumnRole.COUNTER);
         check(spec, dialect, types, spec.priority(), ColumnRole.COUNTER);
+        check(spec, dialect, types, spec.lastError(), ColumnRole.TEXT);
+    }
+
+    /**
+     * The characters a last error written into {@code spec}'s last error column may have: at most
+     * {@link LastErrors#LONGEST}, fewer where the column is declared shorter; 0 without the column.
+     *
+     * @throws InboxException {@code SCHEMA} for a column shorter than {@link LastErrors#SHORTEST}
+     */
+    static int lastErrorLength(InboxSpec spec, Dialect dialect, Map<String, ColumnType> types) {
+        if (spec.lastError().isEmpty()) {
+            return 0;
+        }
+        String name = spec.lastError().get().name();
+        ColumnType type = types.get(name);
+        long capacity = type == null || !dialect.keepsDeclaredLengths() ? Long.MAX_VALUE : capacity(type);
+        if (capacity < LastErrors.SHORTEST) {
+            throw new InboxException(InboxException.Kind.SCHEMA, "table " + spec.table() + ": column " + name + " is "
+                    + describe(type) + ", too short for an exception's class and message (" + LastErrors.SHORTEST
+                    + " characters at least, " + LastErrors.LONGEST + " written at most): make it a TEXT column");
+        }
+        return (int) Math.min(capacity, LastErrors.LONGEST);
     }
 
     private static void check(InboxSpec spec, Dialect dialect, Map<String, ColumnType> types, Optional<Column> column,
@@ -66,7 +89,7 @@ final class ColumnTypes {
      * @throws InboxException {@code SCHEMA} naming both tables, the column and both types
      */
     static void checkDeadLetter(InboxSpec spec, String deadTable, Map<String, ColumnType> queue,
-            Map<String, ColumnType> dead, int errorLength) {
+            Map<String, ColumnType> dead, int errorLength, int lastErrorLength) {
         checkHolds(spec, deadTable, "payload", queue.get(spec.payload().orElseThrow().name()), dead.get("payload"));
         spec.headers().ifPresent(h -> checkHolds(spec, deadTable, "headers", queue.get(h.name()), dead.get("headers")));
         ColumnType error = dead.get("error");
@@ -75,6 +98,30 @@ final class ColumnTypes {
                     + spec.table() + ": column error is " + describe(error) + ", and a row's error text runs to "
                     + errorLength + " characters: make it a TEXT column");
         }
+        spec.lastError().ifPresent(column -> {
+            ColumnType kept = dead.get(column.name());
+            if (kept != null && capacity(kept) < lastErrorLength) {
+                throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
+                        + spec.table() + ": column " + column.name() + " is " + describe(kept) + ", and the queue's"
+                        + " last error runs to " + lastErrorLength + " characters: make it a TEXT column");
+            }
+        });
+    }
+
+    /**
+     * Checks the type of dead-letter table {@code deadTable}'s last error column, as the queue's is.
+     *
+     * @throws InboxException {@code SCHEMA} naming both tables, the column and the type to use
+     */
+    static void checkDeadLastError(InboxSpec spec, String deadTable, Dialect dialect, Map<String, ColumnType> dead) {
+        spec.lastError().ifPresent(column -> {
+            ColumnType type = dead.get(column.name());
+            String problem = type == null ? null : dialect.columnProblem(ColumnRole.TEXT, type);
+            if (problem != null) {
+                throw new InboxException(InboxException.Kind.SCHEMA, "dead-letter table " + deadTable + " of table "
+                        + spec.table() + ": column " + column.name() + " " + problem);
+            }
+        });
     }
 
     private static void checkHolds(InboxSpec spec, String deadTable, String column, ColumnType from, ColumnType to) {

@@ -39,6 +39,8 @@ public final class DeadLetterRows {
     private final ObjectMapper json;
     private final Dialect dialect;
     private final boolean headers;
+    /** True where the queue, and so its dead letters, keep a last error. */
+    private final boolean lastError;
     private final Sql list;
     private final Sql one;
     private final Sql read;
@@ -56,6 +58,7 @@ public final class DeadLetterRows {
         this.json = json;
         this.dialect = target.database().dialect();
         this.headers = target.table().spec().headers().isPresent();
+        this.lastError = target.table().spec().lastError().isPresent();
         String table = dialect.quote(deadTable);
         String id = dialect.quote("id");
         String content = dialect.quote("payload") + (headers ? ", " + dialect.quote("headers") : "");
@@ -63,6 +66,7 @@ public final class DeadLetterRows {
         String columns = "SELECT " + id + ", " + dialect.head(dialect.quote("payload"), binary) + ", "
                 + dialect.octetLength(dialect.quote("payload"), binary) + (headers ? ", " + dialect.quote("headers") : "")
                 + ", " + dialect.quote("attempt") + ", " + dialect.quote("error") + ", " + dialect.quote("failed_at")
+                + target.table().spec().lastError().map(e -> ", " + dialect.quote(e.name())).orElse("")
                 + " FROM " + table;
         this.list = new Sql("dead letters", columns + " ORDER BY " + dialect.quote("failed_at") + " DESC, " + id
                 + " DESC LIMIT :limit");
@@ -121,7 +125,7 @@ public final class DeadLetterRows {
         int column = 4;
         String headerText = headers ? rs.getString(column++) : null;
         return new DeadLetter(id, payload, headerText, rs.getInt(column++), rs.getString(column++),
-                dialect.readTime(rs, column), length);
+                dialect.readTime(rs, column++), length, lastError ? rs.getString(column) : null);
     }
 
     /**

@@ -44,12 +44,16 @@ final class OpenedTable {
     private final Sql keyHolder;
     /** Whether the dialect writes multi-row inserts ({@link Dialect#insertRows}). */
     private final boolean multiRowInserts;
+    /** The characters a last error may have in the table's column; 0 without one. */
+    private final int lastErrorLength;
 
     private OpenedTable(TableShape shape, Sql insert, Sql insertUnique, boolean binaryPayload, long payloadCapacity,
-            Map<String, ColumnType> columnTypes, Sql notify, Sql keyHolder, boolean multiRowInserts) {
+            Map<String, ColumnType> columnTypes, Sql notify, Sql keyHolder, boolean multiRowInserts,
+            int lastErrorLength) {
         this.shape = shape;
         this.keyHolder = keyHolder;
         this.multiRowInserts = multiRowInserts;
+        this.lastErrorLength = lastErrorLength;
         this.columnTypes = Map.copyOf(columnTypes);
         this.insert = insert;
         this.insertUnique = insertUnique;
@@ -84,6 +88,7 @@ final class OpenedTable {
             throw schema(spec, "column check", probe, e);
         }
         ColumnTypes.check(spec, dialect, columnTypes);
+        int lastErrorLength = ColumnTypes.lastErrorLength(spec, dialect, columnTypes);
         Column payload = spec.payload().orElseThrow();
         // What the payload column holds where the database sets a limit (a BLOB, a VARCHAR); 0 for none.
         long held = ColumnTypes.capacity(columnTypes.get(payload.name()));
@@ -105,7 +110,7 @@ final class OpenedTable {
         boolean binary = BINARY.contains(shape.typeName(payload)) || shape.typeName(payload).endsWith("blob");
         Sql notify = dialect.notifyStatement() == null ? null : new Sql("notify", dialect.notifyStatement());
         return new OpenedTable(shape, insert, insertUnique, binary, capacity, columnTypes, notify, keyHolder,
-                dialect.insertRows(shape, 2) != null);
+                dialect.insertRows(shape, 2) != null, lastErrorLength);
     }
 
     /**
@@ -156,6 +161,7 @@ final class OpenedTable {
         InboxSpec spec = shape.spec();
         List<String> columns = new ArrayList<>(List.of("id", "payload", "attempt", "error", "failed_at"));
         spec.headers().ifPresent(h -> columns.add("headers"));
+        spec.lastError().ifPresent(e -> columns.add(e.name())); // the dead letter keeps it under the same name
         String probe = dialect.columnProbe(dialect.quote(deadTable), columns.stream().map(dialect::quote).toList());
         Map<String, ColumnType> types;
         try {
@@ -165,8 +171,9 @@ final class OpenedTable {
                     + spec.table() + " does not have the columns " + columns + " (" + e.getMessage().trim()
                     + "): create it as README shows. Statement: " + probe, e);
         }
+        ColumnTypes.checkDeadLastError(spec, deadTable, dialect, types);
         if (dialect.keepsDeclaredLengths()) {
-            ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR);
+            ColumnTypes.checkDeadLetter(spec, deadTable, columnTypes, types, DeadLetters.MAX_ERROR, lastErrorLength);
         }
         return dialect.deadLetter(shape, deadTable, leased);
     }
@@ -290,6 +297,11 @@ final class OpenedTable {
 
     boolean binaryPayload() {
         return binaryPayload;
+    }
+
+    /** The characters a last error may have in the table's column; 0 where the table keeps none. */
+    int lastErrorLength() {
+        return lastErrorLength;
     }
 
     /**

@@ -33,13 +33,14 @@ public interface Claim {
     void settle(InFlight delivery, Outcome outcome, Instant now, Duration ifRefused) throws SQLException;
 
     /**
-     * Moves the row into the dead-letter table, recording {@code error}, in one transaction; the
+     * Moves the row into the dead-letter table, recording {@code error} and, where the table keeps
+     * one, {@code lastError} (null for the row's own), in one transaction; the
      * caller holds the delivery's monitor. A refused move fails alone, as a refused
      * {@link #settle} does, and puts the row off by {@code ifRefused}.
      *
      * @throws dev.inbox.InboxException {@code LEASE_LOST} when another claim holds the row now
      */
-    void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException;
+    void deadLetter(InFlight delivery, String error, String lastError, Instant now, Duration ifRefused) throws SQLException;
 
     /**
      * Gives the row back for another claim at once; false when it was no longer held.

@@ -7,7 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 
-/** Moves a row into its dead-letter table, keeping payload, headers, attempt and the error text. */
+/** Moves a row into its dead-letter table, keeping payload, headers, attempt, the error text and the last error. */
 public final class DeadLetters {
     /** The longest error text a move writes: a message and the head of its cause. */
     public static final int MAX_ERROR = 2000;
@@ -20,13 +20,14 @@ public final class DeadLetters {
      * statements found the row.
      */
     public static boolean move(Connection connection, Sql deadLetter, Sql drop, InFlight delivery, String error,
-            Instant now, Dialect dialect) throws SQLException {
+            String lastError, Instant now, Dialect dialect) throws SQLException {
         int copied;
         try (PreparedStatement ps = deadLetter.prepare(connection)) {
             deadLetter.set(ps, "id", delivery.id());
             deadLetter.setTime(ps, "token", delivery.token(), dialect);
             deadLetter.setInt(ps, "attempt", delivery.attempt());
             deadLetter.setString(ps, "error", clip(error));
+            deadLetter.setString(ps, "lastError", lastError); // no place where the queue keeps no last error
             deadLetter.setTime(ps, "failed", dialect.stored(now), dialect);
             copied = ps.executeUpdate();
         }

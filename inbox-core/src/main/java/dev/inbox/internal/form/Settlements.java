@@ -175,6 +175,10 @@ public final class Settlements {
         sql.set(ps, "id", delivery.id());
         sql.setTime(ps, "token", delivery.token(), dialect);
         bindShared(ps, sql, outcome, now, dialect);
+        if (outcome.kind() == Outcome.Kind.RETRY) {
+            // The text for the last error column, which a statement of a table without one has no place for.
+            sql.setString(ps, "lastError", outcome.reason());
+        }
     }
 
     /** Binds what every row of a settlement shares: the ack's time, a retry's due time. */

@@ -47,11 +47,14 @@ public final class Deliverer<T> {
     private final HandlerTimeout timeout;
     /** A delivery's transaction that lost a race (on Galera, certification to another node's). */
     private final LostRaces races;
+    /** What a failed attempt writes into the table's last error column; nothing without one. */
+    private final LastErrors lastErrors;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
-            ObjectReader reader, RunnerSettings settings, SettlementReports reports) {
+            ObjectReader reader, RunnerSettings settings, SettlementReports reports, LastErrors lastErrors) {
         this.engine = engine;
+        this.lastErrors = lastErrors;
         this.queue = queue;
         this.spec = spec;
         this.handler = handler;
@@ -100,7 +103,7 @@ public final class Deliverer<T> {
         } else {
             Result result = invoke(decoded.payload(), delivery, stopping);
             if (result != null) {
-                finish(delivery, afterAttempt(delivery, result));
+                finish(delivery, result, afterAttempt(delivery, result));
             }
         }
     }
@@ -191,10 +194,12 @@ public final class Deliverer<T> {
         // The rows of a batch that failed together come back together: one wait for all of them.
         Outcome retry = Outcome.retry(backoff.after(deliveries.get(0).attempt()));
         List<Outcome> settled = new ArrayList<>(deliveries.size());
+        List<String> lastErrorTexts = new ArrayList<>(deliveries.size());
         for (int i = 0; i < deliveries.size(); i++) {
             Outcome outcome = outcomes.get(i) == null ? Outcome.ack() : outcomes.get(i);
             boolean waits = outcome.kind() == Outcome.Kind.RETRY && outcome.delay().isZero();
             settled.add(decide(deliveries.get(i), new Result(waits ? retry : outcome, failure)));
+            lastErrorTexts.add(lastErrors.of(failure, outcome));
         }
         if (failure != null) {
             failures.failed(deliveries.size() + " rows (ids " + deliveries.stream().limit(10)
@@ -204,7 +209,7 @@ public final class Deliverer<T> {
         // One instant for the whole batch, so that rows retried together are due together.
         Instant now = engine.clock().instant();
         for (int i = 0; i < deliveries.size(); i++) {
-            finish(deliveries.get(i), settled.get(i), now);
+            finish(deliveries.get(i), settled.get(i), lastErrorTexts.get(i), now);
         }
     }
 
@@ -262,7 +267,8 @@ public final class Deliverer<T> {
         int max = settings.maxAttempts();
         if (max > 0 && delivery.attempt() >= max) {
             return Outcome.drop((result.failure() != null ? HandlerFailures.describe(result.failure())
-                    : "the handler asked for a retry") + " on attempt " + delivery.attempt() + " of " + max);
+                    : outcome.reason() != null ? LastErrors.ASKED + ": " + Redaction.redact(outcome.reason())
+                    : LastErrors.ASKED) + " on attempt " + delivery.attempt() + " of " + max);
         }
         return outcome.delay().isZero() ? Outcome.retry(backoff.after(delivery.attempt())) : outcome;
     }
@@ -291,7 +297,8 @@ public final class Deliverer<T> {
         } catch (Exception e) {
             LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} could not begin, so the row goes back for"
                     + " another attempt: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
-            finish(delivery, decide(delivery, new Result(Outcome.retry(), e)));
+            Result failed = new Result(Outcome.retry(), e);
+            finish(delivery, failed, decide(delivery, failed));
             return;
         }
         boolean committed = false;
@@ -330,7 +337,7 @@ public final class Deliverer<T> {
         }
         if (result != null && !committed && !delivery.isSettled()) {
             // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
-            finish(delivery, logged ? decide(delivery, result) : afterAttempt(delivery, result));
+            finish(delivery, result, logged ? decide(delivery, result) : afterAttempt(delivery, result));
         }
     }
 
@@ -366,22 +373,31 @@ public final class Deliverer<T> {
      * that handler may still run: where its claim allows it ({@link dev.inbox.internal.form.Claim#settlesBesideItsHandler}).
      */
     void timedOut(InFlight delivery) {
-        finish(delivery, afterAttempt(delivery, new Result(Outcome.retry(), HandlerTimeout.failure(
-                settings.handlerTimeout()))));
+        Result result = new Result(Outcome.retry(), HandlerTimeout.failure(settings.handlerTimeout()));
+        finish(delivery, result, afterAttempt(delivery, result));
     }
 
     /** Settles, sending a drop to the dead-letter table where the subscription declares one. */
     void finish(InFlight delivery, Outcome outcome) {
-        finish(delivery, outcome, engine.clock().instant());
+        finish(delivery, outcome, null, engine.clock().instant());
     }
 
-    /** {@link #finish(InFlight, Outcome)} as of {@code now}. */
-    private void finish(InFlight delivery, Outcome outcome, Instant now) {
+    /** Settles the attempt that came to {@code result} with {@code outcome}, writing its last error where kept. */
+    private void finish(InFlight delivery, Result result, Outcome outcome) {
+        finish(delivery, outcome, lastErrors.of(result.failure(), result.outcome()), engine.clock().instant());
+    }
+
+    /**
+     * {@link #finish(InFlight, Outcome)} as of {@code now}, a retry or a dead letter writing
+     * {@code lastError} (where not null) into the last error column.
+     */
+    private void finish(InFlight delivery, Outcome outcome, String lastError, Instant now) {
         // Where the database refuses the settlement, the row waits out the back-off of its attempt.
         Duration ifRefused = backoff.after(delivery.attempt());
         if (outcome.kind() == Outcome.Kind.DROP && settings.deadLetters()) {
             String error = outcome.reason() != null ? outcome.reason() : "dropped by the handler";
-            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, at, ifRefused));
+            settle(delivery, outcome, now, at -> delivery.claim().deadLetter(delivery, error, lastError, at,
+                    ifRefused));
         } else if (outcome.kind() == Outcome.Kind.ACK) {
             // Settled from here on, so the keeper leaves its token alone; a row released by shutdown after
             // a cut-off is not acked.
@@ -389,7 +405,11 @@ public final class Deliverer<T> {
                 delivery.claim().ack(delivery, now);
             }
         } else {
-            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, outcome, at, ifRefused));
+            // A retry's reason is the text its statement writes into the last error column; the reports
+            // and the listener see the outcome as it was.
+            Outcome written = lastError == null || outcome.kind() != Outcome.Kind.RETRY ? outcome
+                    : Outcome.retry(outcome.delay(), lastError);
+            settle(delivery, outcome, now, at -> delivery.claim().settle(delivery, written, at, ifRefused));
         }
     }
 

@@ -16,7 +16,7 @@ INSERT INTO "lease_jobs" ("payload", "headers", "group_key", "priority", "publis
 SELECT COUNT(*), COALESCE(SUM(CASE WHEN ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) THEN 1 ELSE 0 END), 0), MIN(CASE WHEN ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) THEN "published_at" END) FROM "lease_jobs";
 
 -- dead letter
-INSERT INTO "dead_jobs" ("id", "payload", "headers", "attempt", "error", "failed_at") SELECT "id", "payload", "headers", :attempt, :error, :failed FROM "lease_jobs" WHERE "id" = :id AND "locked_until" = :token;
+INSERT INTO "dead_jobs" ("id", "payload", "headers", "attempt", "error", "failed_at", "last_error") SELECT "id", "payload", "headers", :attempt, :error, :failed, COALESCE(:lastError, "last_error") FROM "lease_jobs" WHERE "id" = :id AND "locked_until" = :token;
 
 -- dead letters counted
 SELECT COUNT(*) FROM "dead_jobs";
@@ -52,7 +52,7 @@ DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens 
 WITH due AS (SELECT "id" FROM "lease_jobs" WHERE ("locked_until" IS NULL OR "locked_until" <= :now) AND ("retry_after" IS NULL OR "retry_after" <= :now) AND ("group_key" IS NULL OR "id" IN (SELECT MIN("id") FROM "lease_jobs" WHERE "group_key" IS NOT NULL GROUP BY "group_key")) ORDER BY "priority" DESC, "id" LIMIT :limit FOR UPDATE SKIP LOCKED) UPDATE "lease_jobs" AS q SET "locked_until" = :expiry, "attempt" = CASE WHEN "attempt" < 2147483647 THEN "attempt" + 1 ELSE "attempt" END FROM due WHERE q."id" = due."id" RETURNING q."id", q."attempt" - 1, q."payload", q."headers"::text, q."priority"; BEGIN; COMMIT; DELETE FROM "lease_jobs" AS q USING unnest(CAST(:ids AS bigint[]), CAST(:tokens AS varchar[])) AS a(id, token) WHERE q."id" = a.id AND q."locked_until" = CAST(a.token AS timestamptz) RETURNING q."id";
 
 -- retry
-UPDATE "lease_jobs" SET "locked_until" = NULL, "retry_after" = :due WHERE "id" = :id AND "locked_until" = :token;
+UPDATE "lease_jobs" SET "locked_until" = NULL, "retry_after" = :due, "last_error" = COALESCE(:lastError, "last_error") WHERE "id" = :id AND "locked_until" = :token;
 
 -- drop
 DELETE FROM "lease_jobs" WHERE "id" = :id AND "locked_until" = :token;

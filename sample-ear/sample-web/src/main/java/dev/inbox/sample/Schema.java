@@ -53,6 +53,12 @@ public class Schema {
                 // A refunds queue of an earlier sample: each publish stamps it, for the oldest refund's wait.
                 s.execute("ALTER TABLE refund_jobs ADD COLUMN published_at " + timeType(connection));
             }
+            for (String table : List.of("refund_jobs", "refund_dead")) {
+                if (!hasColumn(connection, table, "last_error")) {
+                    // The tables of an earlier sample: a failing refund keeps why it failed, dead too.
+                    s.execute("ALTER TABLE " + table + " ADD COLUMN last_error TEXT");
+                }
+            }
             if (reusesIds(connection, "refund_jobs")) {
                 rebuildWithAutoincrement(connection);
             }

@@ -108,9 +108,9 @@ final class Session implements Claim {
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+    public void deadLetter(InFlight delivery, String error, String lastError, Instant now, Duration ifRefused) throws SQLException {
         underLock(delivery, connection -> JdbcTransaction.run(connection, -1,
-                () -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) ? 1 : 0,
+                () -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, lastError, now, dialect)) ? 1 : 0,
                 now, ifRefused);
     }
 

@@ -75,11 +75,11 @@ final class Leased implements Claim {
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+    public void deadLetter(InFlight delivery, String error, String lastError, Instant now, Duration ifRefused) throws SQLException {
         context.connections().use(connection -> {
             try {
                 return settlements.run(() -> JdbcTransaction.run(connection, -1, () -> {
-                    if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect)) {
+                    if (!DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, lastError, now, dialect)) {
                         throw lost(delivery, "move to the dead-letter table");
                     }
                     return null;
@@ -102,6 +102,7 @@ final class Leased implements Claim {
                     back.set(ps, "id", delivery.id());
                     back.setTime(ps, "token", delivery.token(), dialect);
                     back.setTime(ps, "due", null, dialect);
+                    back.setString(ps, "lastError", null); // a retry's statement keeps the last error
                     return ps.executeUpdate() == 1;
                 } finally {
                     ps.setQueryTimeout(0); // a server's statement cache may hand this statement to a settlement

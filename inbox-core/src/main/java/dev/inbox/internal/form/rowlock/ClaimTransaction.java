@@ -113,8 +113,8 @@ final class ClaimTransaction implements Claim {
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
-        inTransaction(delivery, form.deadLettering(delivery, error, now), now, ifRefused);
+    public void deadLetter(InFlight delivery, String error, String lastError, Instant now, Duration ifRefused) throws SQLException {
+        inTransaction(delivery, form.deadLettering(delivery, error, lastError, now), now, ifRefused);
     }
 
     @Override

@@ -63,9 +63,9 @@ final class InDeliveryClaim implements Claim {
     }
 
     @Override
-    public void deadLetter(InFlight delivery, String error, Instant now, Duration ifRefused) throws SQLException {
+    public void deadLetter(InFlight delivery, String error, String lastError, Instant now, Duration ifRefused) throws SQLException {
         try {
-            settleApart(delivery, form.deadLettering(delivery, error, now));
+            settleApart(delivery, form.deadLettering(delivery, error, lastError, now));
         } catch (SQLException e) {
             putOff(delivery, now, ifRefused, e);
             throw e;

@@ -220,8 +220,8 @@ public final class RowLockForm {
         };
     }
 
-    InTransaction deadLettering(InFlight delivery, String error, Instant now) {
-        return connection -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, now, dialect);
+    InTransaction deadLettering(InFlight delivery, String error, String lastError, Instant now) {
+        return connection -> DeadLetters.move(connection, sql.deadLetter(), sql.drop(), delivery, error, lastError, now, dialect);
     }
 
     /** The acks of a claim's rows put off until its last: where the next claim carries them, they wait there. */
