@@ -78,7 +78,7 @@ class PostgresIdTypesTest {
 
     private static Class<?> javaType(String idType) {
         return switch (idType) {
-            case "integer" -> Integer.class;
+            case "integer" -> Long.class; // every whole-number id is a Long (RowIds)
             case "uuid" -> java.util.UUID.class;
             default -> String.class;
         };
