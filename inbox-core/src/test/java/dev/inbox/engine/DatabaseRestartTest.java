@@ -10,8 +10,14 @@ import dev.inbox.testdb.TestServers;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,18 +109,32 @@ class DatabaseRestartTest {
         if (db == TestDatabase.POSTGRES) {
             run("pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main restart");
         } else {
+            // The server's own pid file names it: the nodes of scripts/galera.sh run the same binary, and
+            // start-stop-daemon --exec alone took one of them for it (and so started nothing again).
+            String pidFile = pidFile(db);
+            String pid = Files.readString(Path.of(pidFile)).strip();
             run("mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown");
             try {
-                // start-stop-daemon would take a server still shutting down for a running one. --exec
-                // matches the machine's server alone, not a mariadbd another test runs from elsewhere.
-                run("for i in $(seq 1 600); do start-stop-daemon --status --exec /usr/sbin/mariadbd || exit 0;"
-                        + " sleep 0.1; done; exit 1");
+                // A server still shutting down would be taken for a running one.
+                run("for i in $(seq 1 600); do kill -0 " + pid + " 2>/dev/null || exit 0; sleep 0.1; done; exit 1");
             } finally {
                 // Started again whatever happened, so that the tests after this one find it.
-                run("start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd");
+                run("start-stop-daemon --start --oknodo --background --pidfile " + pidFile
+                        + " --exec /usr/sbin/mariadbd");
                 run("for i in $(seq 1 300); do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1"
                         + " && exit 0; sleep 0.1; done; exit 1");
             }
+        }
+    }
+
+    /** Where the MariaDB server of {@code db} writes its process id. */
+    private static String pidFile(TestDatabase db) throws IOException {
+        try (Connection c = DriverManager.getConnection(db.url()); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@pid_file")) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            throw new IOException("the server's pid file could not be read: " + e.getMessage(), e);
         }
     }
 
