@@ -115,6 +115,8 @@ public final class Bench {
                     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
             case "mariadb" -> new BenchDatabase(name, env("INBOX_TEST_MARIADB_URL",
                     "jdbc:mariadb://127.0.0.1:3306/test?user=root"));
+            case "galera" -> new BenchDatabase(name, env("INBOX_BENCH_GALERA_URL",
+                    "jdbc:mariadb://127.0.0.1:3311/test?user=root"));
             default -> new BenchDatabase(name, "jdbc:sqlite:"
                     + Files.createTempDirectory("inbox-bench").resolve("bench.db"));
         };

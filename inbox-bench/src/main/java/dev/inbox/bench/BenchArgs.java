@@ -14,7 +14,7 @@ import java.util.Locale;
  * seconds=2                      how long a measured run should last: it takes the jobs the faster side
  *                                did in that time in the first run, at most 100,000
  * repeats=1                      measured runs per figure; the best is reported
- * dbs=postgres,mariadb,sqlite
+ * dbs=postgres,mariadb,sqlite     or galera: node 1 of scripts/galera.sh (INBOX_BENCH_GALERA_URL), lease only
  * forms=lease,rowlock,advisory   each database runs those it serves (SQLite: lease, advisory)
  * workers=1,4,16                 the limit part: 4,16 unless given
  * batches=1,16,64,256            claim batch sizes; for publish, 1 is single inserts and more a batch;
@@ -29,6 +29,9 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
 
     static final List<String> PARTS = List.of("drain", "limit", "publish", "txdrain", "latency", "peers");
     static final List<String> DATABASES = List.of("postgres", "mariadb", "sqlite");
+    /** Besides {@link #DATABASES}, run only when named: it needs the cluster of scripts/galera.sh. */
+    static final String GALERA = "galera";
+    private static final List<String> NAMED_DATABASES = List.of("postgres", "mariadb", "sqlite", GALERA);
     /** Where the engine's throughput is near the database's; one worker is bound by its round trips. */
     private static final List<Integer> LIMIT_WORKERS = List.of(4, 16);
     /** The smallest batch the limit part measures: below it the client's round trips, not the database, bound a run. */
@@ -54,7 +57,7 @@ record BenchArgs(int jobs, int seconds, int repeats, List<String> dbs, List<Clai
                 case "jobs" -> jobs = positive("jobs", value);
                 case "seconds" -> seconds = positive("seconds", value);
                 case "repeats" -> repeats = positive("repeats", value);
-                case "dbs" -> dbs = names("dbs", value, DATABASES);
+                case "dbs" -> dbs = names("dbs", value, NAMED_DATABASES);
                 case "forms" -> forms = names("forms", value, List.of("lease", "rowlock", "advisory")).stream()
                         .map(BenchArgs::form).toList();
                 case "workers" -> {

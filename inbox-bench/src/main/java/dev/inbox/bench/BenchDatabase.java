@@ -17,7 +17,8 @@ import java.util.Map;
 
 /**
  * A database the benchmark runs on: its queue table {@code bench_jobs} for one claim form, and
- * the side table {@code bench_effects} transactional handlers write to.
+ * the side table {@code bench_effects} transactional handlers write to. {@code galera} is a node
+ * of a MariaDB Galera Cluster ({@code scripts/galera.sh}), which serves the lease form only.
  */
 record BenchDatabase(String name, String url) {
     static final String TABLE = "bench_jobs";
@@ -40,16 +41,22 @@ record BenchDatabase(String name, String url) {
         return c;
     }
 
+    /** The server the database runs on: {@code galera} is MariaDB. */
+    String server() {
+        return name.equals("galera") ? "mariadb" : name;
+    }
+
     Dialect dialect() {
-        return switch (name) {
+        return switch (server()) {
             case "postgres" -> new PostgresDialect();
             case "mariadb" -> new MySqlDialect();
             default -> new SqliteDialect();
         };
     }
 
+    /** The forms the dialect serves; on Galera the lease form alone (the engine refuses the others there). */
     boolean serves(ClaimForm form) {
-        return dialect().capabilities().forms().contains(form);
+        return name.equals("galera") ? form == ClaimForm.LEASE : dialect().capabilities().forms().contains(form);
     }
 
     /** The queue table's description: an advisory_lock column for the advisory form, locked_until for the lease. */
@@ -67,7 +74,7 @@ record BenchDatabase(String name, String url) {
     TableShape shape(ClaimForm form) {
         Dialect dialect = dialect();
         // The types the driver reports for the table create() makes, where a statement depends on them.
-        return new TableShape(spec(form), dialect::quote, switch (name) {
+        return new TableShape(spec(form), dialect::quote, switch (server()) {
             case "postgres" -> Map.of("payload", "bytea", "id", "bigserial");
             case "mariadb" -> Map.of("payload", "blob", "id", "bigint");
             default -> Map.of("payload", "blob", "id", "integer");
@@ -76,12 +83,12 @@ record BenchDatabase(String name, String url) {
 
     /** Drops and creates the queue table, empty, and the effects table. */
     void create(ClaimForm form) throws SQLException {
-        String id = switch (name) {
+        String id = switch (server()) {
             case "postgres" -> "BIGSERIAL PRIMARY KEY";
             case "mariadb" -> "BIGINT AUTO_INCREMENT PRIMARY KEY";
             default -> "INTEGER PRIMARY KEY";
         };
-        String time = switch (name) {
+        String time = switch (server()) {
             case "postgres" -> "TIMESTAMPTZ";
             case "mariadb" -> "DATETIME NULL";
             default -> "TEXT";

@@ -38,6 +38,7 @@ final class Limit {
             case "postgres" -> PgbenchLimit.executable().isPresent() ? null
                     : "pgbench is not on the PATH (install the PostgreSQL client tools)";
             case "mariadb" -> null;
+            case "galera" -> "not measured on the cluster: its drain is measured beside the plain MariaDB's";
             default -> "the database runs in the benchmark's process: the plain JDBC loop of the drain is its limit";
         };
     }
