@@ -44,7 +44,9 @@ class PublishedIdsTest {
             case POSTGRES -> "CREATE TABLE " + TABLE + " (id " + (id == null ? "SERIAL" : id) + " PRIMARY KEY,"
                     + " attempt SMALLINT NOT NULL DEFAULT 1, locked_until TIMESTAMPTZ, payload BYTEA NOT NULL,"
                     + " unique_key VARCHAR(200))";
-            case SQLITE -> "CREATE TABLE " + TABLE + " (id " + (id == null ? "INTEGER" : id) + " PRIMARY KEY,"
+            // AUTOINCREMENT, as InboxSchema writes: without it the ids of rows already worked come again.
+            case SQLITE -> "CREATE TABLE " + TABLE + " (id " + (id == null ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                    : id + " PRIMARY KEY") + ","
                     + " attempt INTEGER NOT NULL DEFAULT 1, locked_until TEXT, payload BLOB NOT NULL,"
                     + " unique_key VARCHAR(200))";
             default -> "CREATE TABLE " + TABLE + " (id " + (id == null ? "INT AUTO_INCREMENT" : id) + " PRIMARY KEY,"
@@ -75,6 +77,8 @@ class PublishedIdsTest {
         record(published, 1, publisher.publishAll(jobs(1, 4)));
         // 200 rows: more than one statement takes (256) in one transaction.
         record(published, 4, publisher.publishAll(jobs(4, 204)));
+        // Once those are worked and deleted, the ids of the next jobs are still new ones.
+        Eventually.await(() -> seen.size() == 204, Duration.ofSeconds(30), () -> seen.size() + " of 204 handled");
         // A batch inside the caller's transaction, through its connection.
         try (Connection connection = db.dataSource().getConnection()) {
             connection.setAutoCommit(false);
