@@ -2,6 +2,7 @@ package dev.inbox;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -43,6 +44,35 @@ public interface InboxAdmin {
      *                        {@code DECLARATION} for an id the table's ids cannot be
      */
     Cancellation cancel(String queue, Object id);
+
+    /**
+     * One page of {@code queue}'s unfinished jobs that {@code query} selects, in the order of their
+     * ids, each with the head of its payload ({@link DeadLetter#PREVIEW} characters).
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
+     *                        {@code DECLARATION} for a filter the table cannot answer (failing jobs
+     *                        without a {@link LastError} column, jobs in work outside the lease form)
+     */
+    JobPage jobs(String queue, JobQuery query);
+
+    /**
+     * Job {@code id} of {@code queue} with at most {@code characters} of its payload; empty where
+     * there is no such unfinished job (never published, handled already, dead-lettered, cancelled).
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
+     *                        {@code DECLARATION} for an id the table's ids cannot be
+     */
+    Optional<QueuedJob> job(String queue, Object id, int characters);
+
+    /**
+     * Makes scheduled job {@code id} of {@code queue} due now: its delay, due time or retry
+     * back-off is cut short, and the queue is woken. A job in work is left to its handler. Inside
+     * the caller's transaction it takes effect when that commits.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue the application does not know,
+     *                        {@code DECLARATION} for an id the table's ids cannot be
+     */
+    RunNow runNow(String queue, Object id);
 
     /**
      * The dead letters of {@code queue}, newest first, at most {@code limit}, each with the head of

@@ -209,6 +209,33 @@ public interface Dialect {
         return null;
     }
 
+    /**
+     * An expression of one row of {@code table} telling where its job stands, for an operator's list:
+     * 0 due now ({@link dev.inbox.JobState#DUE}), 1 not due yet ({@code SCHEDULED}), 2 held by a
+     * lease ({@code IN_WORK}, the lease form only). Binds {@code :now} (the host's clock) where it
+     * needs a time. By default every row reads as due.
+     */
+    default String jobState(TableShape table) {
+        return "0";
+    }
+
+    /**
+     * Makes row {@code :id} of {@code table} due now where it waits for its {@code retry_after} time
+     * and no lease holds it (binds {@code :now}); null (the default) where the table keeps no due time
+     * apart from its lease.
+     */
+    default String runNow(TableShape table) {
+        return null;
+    }
+
+    /**
+     * True where {@code column}'s value (quoted) holds {@code :text}: bound as a string, or as bytes
+     * where {@code binary}. Standard SQL by default.
+     */
+    default String contains(String column, boolean binary) {
+        return "POSITION(:text IN " + column + ") > 0";
+    }
+
     /** Counts the rows of {@code table} (a plain name, quoted here), such as a dead-letter table. */
     default String countRows(String table) {
         return "SELECT COUNT(*) FROM " + quote(table);

@@ -3,11 +3,16 @@ package dev.inbox.cdi;
 import dev.inbox.Cancellation;
 import dev.inbox.DeadLetter;
 import dev.inbox.InboxAdmin;
+import dev.inbox.JobPage;
+import dev.inbox.JobQuery;
 import dev.inbox.QueueStats;
+import dev.inbox.QueuedJob;
+import dev.inbox.RunNow;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -44,6 +49,21 @@ public class ApplicationAdmin implements InboxAdmin {
     @Override
     public Cancellation cancel(String queue, Object id) {
         return startup.broker().cancel(queue, id);
+    }
+
+    @Override
+    public JobPage jobs(String queue, JobQuery query) {
+        return startup.broker().jobs(queue, query);
+    }
+
+    @Override
+    public Optional<QueuedJob> job(String queue, Object id, int characters) {
+        return startup.broker().job(queue, id, characters);
+    }
+
+    @Override
+    public RunNow runNow(String queue, Object id) {
+        return startup.broker().runNow(queue, id);
     }
 
     @Override

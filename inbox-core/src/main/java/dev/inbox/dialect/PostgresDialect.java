@@ -69,6 +69,12 @@ public final class PostgresDialect extends StandardDialect {
         return "OCTET_LENGTH(" + column + (binary ? "" : "::text") + ")";
     }
 
+    /** A JSON or JSONB payload column is searched in its text. */
+    @Override
+    public String contains(String column, boolean binary) {
+        return "POSITION(:text IN " + column + (binary ? "" : "::text") + ") > 0";
+    }
+
     @Override
     public String listenChannel(String table) {
         // Table names are plain identifiers, so the channel is one too.

@@ -60,6 +60,12 @@ public final class SqliteDialect extends StandardDialect {
         return "substr(" + column + ", 1, :head)";
     }
 
+    /** SQLite has {@code instr}, not SQL's {@code POSITION}; on a blob and bytes it compares bytes. */
+    @Override
+    public String contains(String column, boolean binary) {
+        return "instr(" + column + ", :text) > 0";
+    }
+
     /** {@code length} counts a text's characters: its bytes are those of the text as a blob. */
     @Override
     public String octetLength(String column, boolean binary) {

@@ -107,6 +107,23 @@ public abstract class StandardDialect implements Dialect {
                 + t.name(spec.processedAt()).map(p -> " WHERE " + p + " IS NULL").orElse("");
     }
 
+    @Override
+    public String jobState(TableShape t) {
+        String due = "WHEN " + due(t) + " THEN 0";
+        return t.spec().claimForm() == ClaimForm.LEASE
+                ? "CASE WHEN " + t.name(t.spec().lease().orElseThrow()) + " > :now THEN 2 " + due + " ELSE 1 END"
+                : "CASE " + due + " ELSE 1 END";
+    }
+
+    @Override
+    public String runNow(TableShape t) {
+        InboxSpec spec = t.spec();
+        return t.name(spec.retryAfter()).map(r -> "UPDATE " + t.table() + " SET " + r + " = NULL WHERE " + t.id()
+                + " = :id AND " + r + " > " + now(t)
+                + t.name(spec.lease()).map(l -> " AND (" + l + " IS NULL OR " + l + " <= :now)").orElse("")
+                + t.name(spec.processedAt()).map(p -> " AND " + p + " IS NULL").orElse("")).orElse(null);
+    }
+
     /** The lease form's rows that no lease holds at {@code :now}, and that are due. */
     protected String leaseDue(TableShape t) {
         String lease = t.name(t.spec().lease().orElseThrow());

@@ -9,9 +9,13 @@ import dev.inbox.InboxAdmin;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
+import dev.inbox.JobPage;
+import dev.inbox.JobQuery;
 import dev.inbox.Publisher;
 import dev.inbox.QueueStats;
+import dev.inbox.QueuedJob;
 import dev.inbox.RecurringJob;
+import dev.inbox.RunNow;
 import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
@@ -34,6 +38,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -474,6 +479,37 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
     @Override
     public Cancellation cancel(String queue, Object id) {
         return lifecycle.running("cancel a job").cancel(queue, Objects.requireNonNull(id, "id"));
+    }
+
+    /**
+     * One page of {@code queue}'s unfinished jobs that {@code query} selects, in the order of their
+     * ids, as any server sees them in the table.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know, {@code DECLARATION}
+     *                        for failing jobs without a {@code @LastError} column or jobs in work
+     *                        outside the lease form
+     */
+    @Override
+    public JobPage jobs(String queue, JobQuery query) {
+        return lifecycle.running("list jobs").jobs(Objects.requireNonNull(queue, "queue"))
+                .page(Objects.requireNonNull(query, "query"));
+    }
+
+    /** Job {@code id} of {@code queue} with at most {@code characters} of its payload, if it is unfinished. */
+    @Override
+    public Optional<QueuedJob> job(String queue, Object id, int characters) {
+        return lifecycle.running("read a job").jobs(Objects.requireNonNull(queue, "queue"))
+                .one(Objects.requireNonNull(id, "id"), characters);
+    }
+
+    /**
+     * Makes scheduled job {@code id} of {@code queue} due now (its {@code retry_after} time cut
+     * short) unless a lease holds it, and wakes the queue; every server's workers may take it.
+     */
+    @Override
+    public RunNow runNow(String queue, Object id) {
+        return lifecycle.running("run a job now").jobs(Objects.requireNonNull(queue, "queue"))
+                .runNow(Objects.requireNonNull(id, "id"));
     }
 
     /** The dialect resolved at connect, for logs and tests. */

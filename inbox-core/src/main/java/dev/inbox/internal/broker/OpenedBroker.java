@@ -133,6 +133,15 @@ public final class OpenedBroker {
     }
 
     /**
+     * The unfinished jobs of {@code queue}, for an operator.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue this broker does not know
+     */
+    public JobRows jobs(String queue) {
+        return new JobRows(queue, queues.get(known(queue)), engine.transactions());
+    }
+
+    /**
      * The dead-letter table of {@code queue}, for an operator.
      *
      * @throws InboxException {@code NOT_FOUND} for a queue this broker does not subscribe to with a
