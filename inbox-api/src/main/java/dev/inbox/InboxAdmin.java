@@ -98,6 +98,22 @@ public interface InboxAdmin {
     void retryDeadLetter(String queue, Object id);
 
     /**
+     * Moves the dead letters {@code filter} takes back into {@code queue}, each as {@link
+     * #retryDeadLetter} does, in a transaction of its own (all in the caller's, inside one), and
+     * answers how many it moved; a letter retried or deleted meanwhile by someone else is passed over.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue without a dead-letter table here
+     */
+    int retryDeadLetters(String queue, DeadLetterFilter filter);
+
+    /**
+     * Deletes the dead letters of {@code queue} that {@code filter} takes, and answers how many.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue without a dead-letter table here
+     */
+    int deleteDeadLetters(String queue, DeadLetterFilter filter);
+
+    /**
      * Deletes dead letter {@code id} of {@code queue}.
      *
      * @throws InboxException {@code NOT_FOUND} where there is no such letter (any more)

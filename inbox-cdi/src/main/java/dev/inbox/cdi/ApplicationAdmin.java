@@ -2,6 +2,7 @@ package dev.inbox.cdi;
 
 import dev.inbox.Cancellation;
 import dev.inbox.DeadLetter;
+import dev.inbox.DeadLetterFilter;
 import dev.inbox.InboxAdmin;
 import dev.inbox.JobPage;
 import dev.inbox.JobQuery;
@@ -79,6 +80,16 @@ public class ApplicationAdmin implements InboxAdmin {
     @Override
     public void retryDeadLetter(String queue, Object id) {
         startup.broker().retryDeadLetter(queue, id);
+    }
+
+    @Override
+    public int retryDeadLetters(String queue, DeadLetterFilter filter) {
+        return startup.broker().retryDeadLetters(queue, filter);
+    }
+
+    @Override
+    public int deleteDeadLetters(String queue, DeadLetterFilter filter) {
+        return startup.broker().deleteDeadLetters(queue, filter);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.inbox.BrokerHealth;
 import dev.inbox.Cancellation;
 import dev.inbox.ConnectionPooler;
 import dev.inbox.DeadLetter;
+import dev.inbox.DeadLetterFilter;
 import dev.inbox.InboxAdmin;
 import dev.inbox.InboxException.Kind;
 import dev.inbox.InboxException;
@@ -407,6 +408,27 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
     @Override
     public void deleteDeadLetter(String queue, Object id) {
         deadLetterRows(queue, "delete a dead letter").delete(id);
+    }
+
+    /**
+     * Moves the dead letters of {@code queue} that {@code filter} takes back into it, each in a
+     * transaction of its own (inside the caller's, in that one), and answers how many moved.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue without a dead-letter table here
+     */
+    @Override
+    public int retryDeadLetters(String queue, DeadLetterFilter filter) {
+        return deadLetterRows(queue, "retry dead letters").retryAll(Objects.requireNonNull(filter, "filter"));
+    }
+
+    /**
+     * Deletes the dead letters of {@code queue} that {@code filter} takes, and answers how many.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a queue without a dead-letter table here
+     */
+    @Override
+    public int deleteDeadLetters(String queue, DeadLetterFilter filter) {
+        return deadLetterRows(queue, "delete dead letters").deleteAll(Objects.requireNonNull(filter, "filter"));
     }
 
     /**

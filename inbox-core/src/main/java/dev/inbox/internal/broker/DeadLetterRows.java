@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.DeadLetter;
+import dev.inbox.DeadLetterFilter;
 import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
 import dev.inbox.internal.jdbc.JdbcTransaction;
@@ -32,6 +33,8 @@ import java.util.Map;
  * retry finds it gone.
  */
 public final class DeadLetterRows {
+    /** The letters a bulk retry reads the ids of at a time. */
+    private static final int PAGE = 500;
     private final String queue;
     private final String deadTable;
     private final PublishQueue target;
@@ -167,6 +170,111 @@ public final class DeadLetterRows {
             target.wakes().written(queue, connection); // at once, or once the caller's transaction commits
         } catch (SQLException e) {
             throw failed("moving row " + id + " back from", e);
+        }
+    }
+
+    /**
+     * Moves back the letters {@code filter} takes, each as {@link #retry} does, and answers how many
+     * it moved: those of its ids, or those matching it, read in pages of ids up to the highest id
+     * matching as it starts, so that a retried job that fails for good again meanwhile is not moved
+     * a second time.
+     */
+    public int retryAll(DeadLetterFilter filter) {
+        if (filter.ids() != null) {
+            return (int) filter.ids().stream().filter(this::retried).count();
+        }
+        int moved = 0;
+        List<Object> last = ids(filter, "MAX", null, null);
+        if (last.isEmpty() || last.get(0) == null) {
+            return 0;
+        }
+        Object upTo = last.get(0);
+        Object after = null;
+        for (List<Object> page = ids(filter, null, null, upTo); !page.isEmpty(); page = ids(filter, null, after, upTo)) {
+            for (Object id : page) {
+                moved += retried(id) ? 1 : 0;
+            }
+            after = page.get(page.size() - 1);
+        }
+        return moved;
+    }
+
+    private boolean retried(Object id) {
+        try {
+            retry(id);
+            return true;
+        } catch (InboxException e) {
+            if (e.kind() == InboxException.Kind.NOT_FOUND) {
+                return false; // retried or deleted meanwhile
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the letters {@code filter} takes, and answers how many. */
+    public int deleteAll(DeadLetterFilter filter) {
+        try (Connection connection = target.database().open()) {
+            if (filter.ids() != null) {
+                int deleted = 0;
+                for (Object given : filter.ids()) {
+                    deleted += deleteRow(connection, JobIds.of(target.table().shape(), given));
+                }
+                return deleted;
+            }
+            Sql delete = new Sql("dead letters delete", "DELETE FROM " + dialect.quote(deadTable) + where(filter));
+            try (PreparedStatement ps = delete.prepare(connection)) {
+                bind(delete, ps, filter);
+                return ps.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw failed("deleting rows of", e);
+        }
+    }
+
+    /**
+     * The ids of the next {@link #PAGE} letters {@code filter} matches after {@code after} and up to
+     * {@code upTo} (nulls: from the first, to the last), or with {@code aggregate} that function of them.
+     */
+    private List<Object> ids(DeadLetterFilter filter, String aggregate, Object after, Object upTo) {
+        String id = dialect.quote("id");
+        Sql page = new Sql("dead letter ids", "SELECT " + (aggregate == null ? id : aggregate + "(" + id + ")")
+                + " FROM " + dialect.quote(deadTable) + where(filter)
+                + (after == null ? "" : " AND " + id + " > :after") + (upTo == null ? "" : " AND " + id + " <= :upTo")
+                + (aggregate == null ? " ORDER BY " + id + " LIMIT " + PAGE : ""));
+        try (Connection connection = target.database().open(); PreparedStatement ps = page.prepare(connection)) {
+            bind(page, ps, filter);
+            page.set(ps, "after", after);
+            page.set(ps, "upTo", upTo);
+            List<Object> ids = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(RowIds.read(rs, 1));
+                }
+            }
+            return ids;
+        } catch (SQLException e) {
+            throw failed("reading", e);
+        }
+    }
+
+    private String where(DeadLetterFilter filter) {
+        StringBuilder where = new StringBuilder(" WHERE 1 = 1");
+        if (filter.errorContains() != null) {
+            where.append(" AND (").append(dialect.contains(dialect.quote("error"), false));
+            target.table().spec().lastError().ifPresent(c -> where.append(" OR ")
+                    .append(dialect.contains(dialect.quote(c.name()), false)));
+            where.append(")");
+        }
+        if (filter.failedBefore() != null) {
+            where.append(" AND ").append(dialect.quote("failed_at")).append(" < :before");
+        }
+        return where.toString();
+    }
+
+    private void bind(Sql sql, PreparedStatement ps, DeadLetterFilter filter) throws SQLException {
+        sql.setString(ps, "text", filter.errorContains());
+        if (filter.failedBefore() != null) {
+            sql.setTime(ps, "before", dialect.stored(filter.failedBefore()), dialect);
         }
     }
 
