@@ -74,6 +74,32 @@ public interface InboxAdmin {
      */
     RunNow runNow(String queue, Object id);
 
+    /** The application's recurring jobs, with their next occurrence as the schedule table holds it. */
+    List<RecurringSchedule> recurringJobs();
+
+    /**
+     * Stops publishing recurring job {@code name} on every server sharing the schedule table,
+     * within one poll interval, until {@link #enableRecurring}.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a job the application does not declare,
+     *                        {@code SCHEMA} where the schedule table has no {@code disabled_at} column
+     */
+    void disableRecurring(String name);
+
+    /**
+     * Publishes recurring job {@code name} again from its next occurrence after now: the ones it
+     * missed while disabled are not published. As {@link #disableRecurring} fails.
+     */
+    void enableRecurring(String name);
+
+    /**
+     * Publishes one occurrence of recurring job {@code name} now, due now, beside its schedule
+     * (which stays as it was), in the caller's transaction where there is one.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a job the application does not declare
+     */
+    void triggerRecurring(String name);
+
     /**
      * The dead letters of {@code queue}, newest first, at most {@code limit}, each with the head of
      * its payload ({@link DeadLetter#PREVIEW} characters) and its whole length.

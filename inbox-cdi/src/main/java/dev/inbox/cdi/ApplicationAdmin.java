@@ -8,6 +8,7 @@ import dev.inbox.JobPage;
 import dev.inbox.JobQuery;
 import dev.inbox.QueueStats;
 import dev.inbox.QueuedJob;
+import dev.inbox.RecurringSchedule;
 import dev.inbox.RunNow;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -65,6 +66,26 @@ public class ApplicationAdmin implements InboxAdmin {
     @Override
     public RunNow runNow(String queue, Object id) {
         return startup.broker().runNow(queue, id);
+    }
+
+    @Override
+    public List<RecurringSchedule> recurringJobs() {
+        return startup.broker().recurringJobs();
+    }
+
+    @Override
+    public void disableRecurring(String name) {
+        startup.broker().disableRecurring(name);
+    }
+
+    @Override
+    public void enableRecurring(String name) {
+        startup.broker().enableRecurring(name);
+    }
+
+    @Override
+    public void triggerRecurring(String name) {
+        startup.broker().triggerRecurring(name);
     }
 
     @Override

@@ -16,6 +16,7 @@ import dev.inbox.Publisher;
 import dev.inbox.QueueStats;
 import dev.inbox.QueuedJob;
 import dev.inbox.RecurringJob;
+import dev.inbox.RecurringSchedule;
 import dev.inbox.RunNow;
 import dev.inbox.ShutdownReport;
 import dev.inbox.Subscription;
@@ -532,6 +533,36 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
     public RunNow runNow(String queue, Object id) {
         return lifecycle.running("run a job now").jobs(Objects.requireNonNull(queue, "queue"))
                 .runNow(Objects.requireNonNull(id, "id"));
+    }
+
+    /** The recurring jobs declared on this broker, with their next occurrence as the schedule table holds it. */
+    @Override
+    public List<RecurringSchedule> recurringJobs() {
+        return lifecycle.running("list its recurring jobs").recurring().list();
+    }
+
+    /**
+     * Stops publishing recurring job {@code name} on every server sharing the schedule table,
+     * within one poll interval, until it is enabled again.
+     *
+     * @throws InboxException {@code NOT_FOUND} for a job this broker does not declare, {@code SCHEMA}
+     *                        where the schedule table has no {@code disabled_at} column
+     */
+    @Override
+    public void disableRecurring(String name) {
+        lifecycle.running("disable a recurring job").recurring().disable(Objects.requireNonNull(name, "name"));
+    }
+
+    /** Publishes recurring job {@code name} again from its next occurrence after now; as {@link #disableRecurring} fails. */
+    @Override
+    public void enableRecurring(String name) {
+        lifecycle.running("enable a recurring job").recurring().enable(Objects.requireNonNull(name, "name"));
+    }
+
+    /** Publishes one occurrence of recurring job {@code name} now, its schedule left as it was. */
+    @Override
+    public void triggerRecurring(String name) {
+        lifecycle.running("trigger a recurring job").recurring().trigger(Objects.requireNonNull(name, "name"));
     }
 
     /** The dialect resolved at connect, for logs and tests. */

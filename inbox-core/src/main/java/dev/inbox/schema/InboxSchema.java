@@ -129,6 +129,7 @@ public final class InboxSchema {
                 .column("name", database.key(200) + " PRIMARY KEY")
                 .column("cron", database.key(200) + " NOT NULL")
                 .column("next_due", database.time() + " NOT NULL")
+                .column("disabled_at", database.time() + " NULL")
                 .statements();
     }
 

@@ -65,9 +65,14 @@ class RecurringJobsTest {
 
     /** The due times the published jobs carry, in publishing order. */
     private static List<Instant> published(TestDatabase db) throws Exception {
+        return published(db, TABLE);
+    }
+
+    /** The due times the jobs published into {@code table} carry, in publishing order. */
+    static List<Instant> published(TestDatabase db, String table) throws Exception {
         List<Instant> dues = new ArrayList<>();
         try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT payload FROM " + TABLE + " ORDER BY id")) {
+                ResultSet rs = s.executeQuery("SELECT payload FROM " + table + " ORDER BY id")) {
             while (rs.next()) {
                 dues.add(Instant.ofEpochSecond(JSON.readValue(rs.getBytes(1), Job.class).n()));
             }

@@ -132,6 +132,11 @@ public final class OpenedBroker {
         return new BrokerHealth(true, List.copyOf(health), listening == null ? "" : listening);
     }
 
+    /** The recurring jobs declared on this broker, for an operator. */
+    public RecurringJobs recurring() {
+        return recurring;
+    }
+
     /**
      * The unfinished jobs of {@code queue}, for an operator.
      *

@@ -4,6 +4,7 @@ import dev.inbox.InboxException;
 import dev.inbox.PublishOptions;
 import dev.inbox.Publisher;
 import dev.inbox.RecurringJob;
+import dev.inbox.RecurringSchedule;
 import dev.inbox.ShutdownReport;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcTransaction;
@@ -12,16 +13,14 @@ import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -36,7 +35,7 @@ import java.util.function.Consumer;
  * are published once (carrying the first missed due time). A server that starts with another
  * cron expression (or zone) than the table holds writes its own and the due time that follows.
  */
-final class RecurringJobs implements Service {
+public final class RecurringJobs implements Service {
     private static final System.Logger LOG = System.getLogger(RecurringJobs.class.getName());
     /** How long a server leaves a job alone that another server's declaration runs. */
     private static final Duration DEFERRED = Duration.ofMinutes(1);
@@ -47,6 +46,10 @@ final class RecurringJobs implements Service {
     private final Clock clock;
     private final Duration retryInterval;
     private final List<Entry> entries;
+    /** Every job declared here, by name: those disabled by this server's configuration too. */
+    private final Map<String, RecurringJob<?>> declared;
+    /** The schedule table's statements; null where no job runs here, and the table need not be there. */
+    private ScheduleRows rows;
     private Threads threads;
     private BiFunction<String, Class<?>, Publisher<?>> publishers;
     private Consumer<String> wake;
@@ -67,13 +70,15 @@ final class RecurringJobs implements Service {
         }
     }
 
-    private RecurringJobs(Database database, String table, Clock clock, Duration retryInterval, List<Entry> entries) {
+    private RecurringJobs(Database database, String table, Clock clock, Duration retryInterval, List<Entry> entries,
+            Map<String, RecurringJob<?>> declared) {
         this.database = database;
         this.dialect = database.dialect();
         this.table = table;
         this.clock = clock;
         this.retryInterval = retryInterval;
         this.entries = entries;
+        this.declared = declared;
     }
 
     /**
@@ -86,9 +91,9 @@ final class RecurringJobs implements Service {
     static RecurringJobs open(Database database, Connection connection, String table, List<RecurringJob<?>> jobs,
             Set<String> queues, Clock clock, Duration retryInterval) throws SQLException {
         List<Entry> entries = new ArrayList<>();
-        Set<String> names = new HashSet<>();
+        Map<String, RecurringJob<?>> declared = new LinkedHashMap<>();
         for (RecurringJob<?> job : jobs) {
-            if (!names.add(job.name())) {
+            if (declared.putIfAbsent(job.name(), job) != null) {
                 throw new InboxException(InboxException.Kind.DECLARATION, "recurring job " + job.name()
                         + " is declared twice on this broker: give each its own name");
             }
@@ -105,9 +110,9 @@ final class RecurringJobs implements Service {
                         job.name());
             }
         }
-        RecurringJobs recurring = new RecurringJobs(database, table, clock, retryInterval, entries);
+        RecurringJobs recurring = new RecurringJobs(database, table, clock, retryInterval, entries, declared);
         if (!entries.isEmpty()) {
-            recurring.checkTable(connection);
+            recurring.rows = ScheduleRows.open(recurring.dialect, connection, table);
             for (Entry entry : entries) {
                 recurring.seed(connection, entry);
             }
@@ -115,86 +120,31 @@ final class RecurringJobs implements Service {
         return recurring;
     }
 
-    private void checkTable(Connection connection) {
-        String probe = "SELECT " + column("name") + ", " + column("cron") + ", " + column("next_due") + " FROM "
-                + dialect.quote(table) + " WHERE 1 = 0";
-        try (Statement s = connection.createStatement()) {
-            s.executeQuery(probe).close();
-        } catch (SQLException e) {
-            throw new InboxException(InboxException.Kind.SCHEMA, "the schedule table " + table + " of the recurring"
-                    + " jobs is not there or lacks columns (" + e.getMessage().trim() + "): create it as README shows,"
-                    + " such as CREATE TABLE " + table + " (name VARCHAR(200) PRIMARY KEY, cron VARCHAR(200) NOT NULL,"
-                    + " next_due " + timeType() + " NOT NULL)", e);
-        }
-    }
-
-    /**
-     * The time type of the built-in dialects' tables; for a dialect of the user's, words, as the
-     * pause table's message has them.
-     */
-    private String timeType() {
-        return switch (dialect.name()) {
-            case "postgresql" -> "TIMESTAMPTZ";
-            case "sqlite" -> "TEXT";
-            case "mysql" -> "DATETIME";
-            default -> "<the time type of your queue tables>";
-        };
-    }
-
-    private String column(String name) {
-        return dialect.quote(name);
-    }
-
     /** Reads the job's row; writes it where missing, or where another expression left it. */
     private void seed(Connection connection, Entry entry) throws SQLException {
-        Row row = read(connection, entry);
+        String name = entry.job.name();
+        ScheduleRows.Row row = rows.read(connection, name);
         String text = entry.schedule.text();
         if (row == null) {
-            Instant first = entry.schedule.nextAfter(clock.instant());
-            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO " + dialect.quote(table) + " ("
-                    + column("name") + ", " + column("cron") + ", " + column("next_due") + ") VALUES (?, ?, ?)")) {
-                ps.setString(1, entry.job.name());
-                ps.setString(2, text);
-                dialect.bindTime(ps, 3, dialect.stored(first));
-                ps.executeUpdate();
+            try {
+                rows.insert(connection, name, text, entry.schedule.nextAfter(clock.instant()));
             } catch (SQLException e) {
                 // Another server wrote it first; its row serves.
-                row = read(connection, entry);
-                if (row == null) {
+                if (rows.read(connection, name) == null) {
                     throw e;
                 }
             }
-            row = read(connection, entry);
-        } else if (!row.cron.equals(text)) {
-            Instant next = entry.schedule.nextAfter(clock.instant());
-            try (PreparedStatement ps = connection.prepareStatement("UPDATE " + dialect.quote(table) + " SET "
-                    + column("cron") + " = ?, " + column("next_due") + " = ? WHERE " + column("name") + " = ? AND "
-                    + column("cron") + " = ?")) {
-                ps.setString(1, text);
-                dialect.bindTime(ps, 2, dialect.stored(next));
-                ps.setString(3, entry.job.name());
-                ps.setString(4, row.cron);
-                ps.executeUpdate();
-            }
+            row = rows.read(connection, name);
+        } else if (!row.cron().equals(text)) {
+            rows.rewrite(connection, name, text, entry.schedule.nextAfter(clock.instant()), row.cron());
             LOG.log(Level.INFO, "Inbox: recurring job {0} now runs on \"{1}\" (the schedule table had \"{2}\")",
-                    entry.job.name(), text, row.cron);
-            row = read(connection, entry);
+                    name, text, row.cron());
+            row = rows.read(connection, name);
         }
-        entry.due = row.due;
-        LOG.log(Level.INFO, "Inbox: recurring job {0} (\"{1}\") publishes into queue {2}; next at {3}",
-                entry.job.name(), text, entry.job.queue(), entry.due);
-    }
-
-    private record Row(String cron, Instant due) {}
-
-    private Row read(Connection connection, Entry entry) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT " + column("cron") + ", " + column("next_due")
-                + " FROM " + dialect.quote(table) + " WHERE " + column("name") + " = ?")) {
-            ps.setString(1, entry.job.name());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new Row(rs.getString(1), dialect.readTime(rs, 2)) : null;
-            }
-        }
+        entry.due = row.due();
+        LOG.log(Level.INFO, "Inbox: recurring job {0} (\"{1}\") publishes into queue {2}; next at {3}{4}",
+                name, text, entry.job.queue(), entry.due, row.disabledAt() == null ? ""
+                        : " once enabled (disabled on every server since " + row.disabledAt() + ")");
     }
 
     /** The occurrences go through {@code publisherOf}'s publishers, and wake the queue they went into. */
@@ -264,16 +214,8 @@ final class RecurringJobs implements Service {
         String text = entry.schedule.text();
         try (Connection connection = database.open()) {
             boolean published = JdbcTransaction.run(connection, -1, () -> {
-                try (PreparedStatement ps = connection.prepareStatement("UPDATE " + dialect.quote(table) + " SET "
-                        + column("next_due") + " = ? WHERE " + column("name") + " = ? AND " + column("next_due")
-                        + " = ? AND " + column("cron") + " = ?")) {
-                    dialect.bindTime(ps, 1, dialect.stored(next));
-                    ps.setString(2, entry.job.name());
-                    dialect.bindTime(ps, 3, due);
-                    ps.setString(4, text);
-                    if (ps.executeUpdate() == 0) {
-                        return false;
-                    }
+                if (!rows.advance(connection, entry.job.name(), text, due, next)) {
+                    return false;
                 }
                 publish(connection, entry.job, due);
                 return true;
@@ -285,23 +227,25 @@ final class RecurringJobs implements Service {
                         due);
                 return true;
             }
-            Row row = read(connection, entry);
+            ScheduleRows.Row row = rows.read(connection, entry.job.name());
             if (row == null) {
                 throw new InboxException(InboxException.Kind.SCHEMA, "the row of recurring job " + entry.job.name()
                         + " left the schedule table " + table + "; restart the application to write it again");
             }
-            if (!row.cron.equals(text)) {
+            if (row.disabledAt() != null) {
+                entry.due = max(row.due(), clock.instant().plus(retryInterval)); // read again until enabled
+            } else if (!row.cron().equals(text)) {
                 // Another server started with another expression; it publishes until this one restarts.
-                if (!row.cron.equals(entry.deferredTo)) {
-                    entry.deferredTo = row.cron;
+                if (!row.cron().equals(entry.deferredTo)) {
+                    entry.deferredTo = row.cron();
                     LOG.log(Level.WARNING, "Inbox: recurring job {0} runs on \"{1}\" in the schedule table, not on"
                             + " \"{2}\" as declared here: the server that wrote it publishes; restart this one to"
-                            + " take its declaration back", entry.job.name(), row.cron, text);
+                            + " take its declaration back", entry.job.name(), row.cron(), text);
                 }
-                entry.due = max(row.due, clock.instant().plus(DEFERRED));
+                entry.due = max(row.due(), clock.instant().plus(DEFERRED));
             } else {
                 entry.deferredTo = null;
-                entry.due = row.due;
+                entry.due = row.due();
             }
             return true;
         } catch (SQLException | RuntimeException e) {
@@ -328,6 +272,84 @@ final class RecurringJobs implements Service {
 
     private static Instant max(Instant a, Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /** The jobs declared here, with their rows in the schedule table. */
+    public List<RecurringSchedule> list() {
+        try (Connection connection = database.open()) {
+            List<RecurringSchedule> list = new ArrayList<>();
+            for (RecurringJob<?> job : declared.values()) {
+                ScheduleRows.Row row = rows(connection).read(connection, job.name());
+                list.add(new RecurringSchedule(job.name(), job.queue(), row == null ? null : row.cron(),
+                        row == null ? null : row.due(), row == null ? null : row.disabledAt(), job.enabled()));
+            }
+            return list;
+        } catch (SQLException e) {
+            throw failed("reading", e);
+        }
+    }
+
+    /** Disables job {@code name} on every server (an operator's); disabling a disabled job changes nothing. */
+    public void disable(String name) {
+        RecurringJob<?> job = known(name);
+        try (Connection connection = database.open()) {
+            if (rows(connection).disable(connection, name, clock.instant())) {
+                LOG.log(Level.INFO, "Inbox: recurring job {0} disabled on every server", job.name());
+            }
+        } catch (SQLException e) {
+            throw failed("disabling job " + name + " in", e);
+        }
+    }
+
+    /** Enables job {@code name} again from its next occurrence after now. */
+    public void enable(String name) {
+        RecurringJob<?> job = known(name);
+        Instant next = CronSchedule.of(job).nextAfter(clock.instant());
+        try (Connection connection = database.open()) {
+            if (rows(connection).enable(connection, name, next)) {
+                entries.stream().filter(e -> e.job == job).forEach(e -> e.due = dialect.stored(next));
+                LOG.log(Level.INFO, "Inbox: recurring job {0} enabled again; next at {1}", job.name(), next);
+            }
+        } catch (SQLException e) {
+            throw failed("enabling job " + name + " in", e);
+        }
+    }
+
+    /** Publishes one occurrence of job {@code name}, due now, on a connection that joins the caller's transaction. */
+    public void trigger(String name) {
+        RecurringJob<?> job = known(name);
+        Instant now = dialect.stored(clock.instant());
+        try (Connection connection = database.open()) {
+            publish(connection, job, now);
+        } catch (SQLException e) {
+            throw failed("publishing an occurrence of job " + name + " beside", e);
+        }
+        wake.accept(job.queue());
+        LOG.log(Level.INFO, "Inbox: recurring job {0} published an occurrence of {1} on an operator''s word",
+                job.name(), now);
+    }
+
+    private RecurringJob<?> known(String name) {
+        RecurringJob<?> job = declared.get(name);
+        if (job == null) {
+            throw new InboxException(InboxException.Kind.NOT_FOUND, "recurring job " + name + " is not declared on"
+                    + " this broker" + (declared.isEmpty() ? ", which declares none" : "; it declares "
+                    + declared.keySet()));
+        }
+        return job;
+    }
+
+    /** The schedule table, checked when first needed where no job runs here. */
+    private synchronized ScheduleRows rows(Connection connection) {
+        if (rows == null) {
+            rows = ScheduleRows.open(dialect, connection, table);
+        }
+        return rows;
+    }
+
+    private InboxException failed(String what, SQLException e) {
+        return new InboxException(InboxException.Kind.DATABASE, "recurring jobs: " + what + " the schedule table "
+                + table + " failed: " + database.redact(e.getMessage()), e);
     }
 
     /** The names of the jobs this broker evaluates, with their next due times, for health and operators. */
