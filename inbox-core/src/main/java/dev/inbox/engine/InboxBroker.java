@@ -303,7 +303,8 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
 
     /**
      * Traces every publish and delivery with {@code value}, chosen here once: OpenTelemetry's
-     * with {@code tracing(OpenTelemetryTracing.of(openTelemetry))}. None by default.
+     * with {@code tracing(OpenTelemetryTracing.of(openTelemetry))} of the inbox-opentelemetry
+     * module. None by default.
      */
     public InboxBroker tracing(JobTracing value) {
         draft.tracing(value);

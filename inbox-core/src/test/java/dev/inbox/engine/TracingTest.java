@@ -12,6 +12,7 @@ import dev.inbox.Outcome;
 import dev.inbox.PublishOptions;
 import dev.inbox.Published;
 import dev.inbox.Subscription;
+import dev.inbox.opentelemetry.OpenTelemetryTracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;

@@ -1,4 +1,4 @@
-package dev.inbox.engine;
+package dev.inbox.opentelemetry;
 
 import dev.inbox.Delivery;
 import dev.inbox.Outcome;
@@ -35,8 +35,8 @@ import java.util.Map;
  * InboxBroker broker = InboxBroker.fromUrl(url).tracing(OpenTelemetryTracing.of(openTelemetry));
  * }</pre>
  *
- * Needs {@code io.opentelemetry:opentelemetry-api} on the class path (an optional dependency of
- * inbox-core: nothing loads this class unless the application asks for it).
+ * A module of its own beside the application, on inbox-api alone: in a server the application's
+ * class loader sees the server's OpenTelemetry API, where the resource adapter's may not.
  */
 public final class OpenTelemetryTracing implements JobTracing {
     private static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("messaging.system");
