@@ -187,6 +187,27 @@ class TracingTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.inbox.engine.FormCase#all")
+    void aTransactionalDeliveryIsTracedToItsCommit(FormCase c) {
+        TestTable table = TestTable.of("tr_txd", c.form(), ATTEMPT, HEADERS);
+        table.create(c.db());
+        AtomicInteger calls = new AtomicInteger();
+        InboxBroker broker = broker(c.db(), table, Subscription.of("traced", table.spec(), Job.class, (job, d) -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("first attempt rolls back");
+            }
+            return Outcome.ack();
+        }).transactional(true));
+        broker.publisher("traced", Job.class).publish(new Job(1));
+        awaitSpans(SpanKind.CONSUMER, 2);
+
+        SpanData publish = ended(SpanKind.PRODUCER).get(0);
+        List<SpanData> processes = ended(SpanKind.CONSUMER);
+        assertThat(processes).allSatisfy(p -> assertThat(p.getParentSpanId()).isEqualTo(publish.getSpanId()));
+        assertThat(processes).extracting(p -> attribute(p, "inbox.outcome")).containsExactly("retry", "ack");
+    }
+
+    @ParameterizedTest(name = "{0}")
     @EnumSource(TestDatabase.class)
     void aBatchSpanLinksToEachJobsPublish(TestDatabase db) {
         TestTable table = TestTable.of("tr_batch", ClaimForm.LEASE, ATTEMPT, HEADERS);
