@@ -79,6 +79,27 @@ class TracingTest {
         return value == null ? String.valueOf(span.getAttributes().get(AttributeKey.longKey(key))) : (String) value;
     }
 
+    /** A handler whose first call throws and whose second acks. */
+    private static Handler<Job> failingOnce() {
+        AtomicInteger calls = new AtomicInteger();
+        return (job, d) -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("first attempt fails");
+            }
+            return Outcome.ack();
+        };
+    }
+
+    /** Publishes one job and returns the spans of its two deliveries, each checked to be a child of the publish. */
+    private List<SpanData> retriedOnceUnderItsPublish(InboxBroker broker) {
+        broker.publisher("traced", Job.class).publish(new Job(1));
+        awaitSpans(SpanKind.CONSUMER, 2);
+        SpanData publish = ended(SpanKind.PRODUCER).get(0);
+        List<SpanData> processes = ended(SpanKind.CONSUMER);
+        assertThat(processes).allSatisfy(p -> assertThat(p.getParentSpanId()).isEqualTo(publish.getSpanId()));
+        return processes;
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.inbox.engine.FormCase#all")
     void theDeliverySpanIsAChildOfThePublishSpan(FormCase c) {
@@ -123,19 +144,7 @@ class TracingTest {
     void aRetryGivesASecondDeliverySpanUnderTheSamePublish(TestDatabase db) {
         TestTable table = TestTable.of("tr_retry", ClaimForm.LEASE, ATTEMPT, RETRY_AFTER, HEADERS);
         table.create(db);
-        AtomicInteger calls = new AtomicInteger();
-        InboxBroker broker = broker(db, table, (job, d) -> {
-            if (calls.incrementAndGet() == 1) {
-                throw new IllegalStateException("first attempt fails");
-            }
-            return Outcome.ack();
-        });
-        broker.publisher("traced", Job.class).publish(new Job(1));
-        awaitSpans(SpanKind.CONSUMER, 2);
-
-        SpanData publish = ended(SpanKind.PRODUCER).get(0);
-        List<SpanData> processes = ended(SpanKind.CONSUMER);
-        assertThat(processes).allSatisfy(p -> assertThat(p.getParentSpanId()).isEqualTo(publish.getSpanId()));
+        List<SpanData> processes = retriedOnceUnderItsPublish(broker(db, table, failingOnce()));
         assertThat(processes).extracting(p -> attribute(p, "inbox.attempt")).containsExactly("1", "2");
         assertThat(processes).extracting(p -> attribute(p, "inbox.outcome")).containsExactly("retry", "ack");
         assertThat(processes.get(0).getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
@@ -191,19 +200,8 @@ class TracingTest {
     void aTransactionalDeliveryIsTracedToItsCommit(FormCase c) {
         TestTable table = TestTable.of("tr_txd", c.form(), ATTEMPT, HEADERS);
         table.create(c.db());
-        AtomicInteger calls = new AtomicInteger();
-        InboxBroker broker = broker(c.db(), table, Subscription.of("traced", table.spec(), Job.class, (job, d) -> {
-            if (calls.incrementAndGet() == 1) {
-                throw new IllegalStateException("first attempt rolls back");
-            }
-            return Outcome.ack();
-        }).transactional(true));
-        broker.publisher("traced", Job.class).publish(new Job(1));
-        awaitSpans(SpanKind.CONSUMER, 2);
-
-        SpanData publish = ended(SpanKind.PRODUCER).get(0);
-        List<SpanData> processes = ended(SpanKind.CONSUMER);
-        assertThat(processes).allSatisfy(p -> assertThat(p.getParentSpanId()).isEqualTo(publish.getSpanId()));
+        List<SpanData> processes = retriedOnceUnderItsPublish(broker(c.db(), table,
+                Subscription.of("traced", table.spec(), Job.class, failingOnce()).transactional(true)));
         assertThat(processes).extracting(p -> attribute(p, "inbox.outcome")).containsExactly("retry", "ack");
     }
 
