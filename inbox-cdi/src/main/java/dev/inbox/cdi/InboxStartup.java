@@ -11,6 +11,7 @@ import dev.inbox.jca.InboxAdapter;
 import dev.inbox.jca.JndiDataSources;
 import dev.inbox.jca.Registration;
 import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.JobTracing;
 import jakarta.enterprise.concurrent.ContextService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.control.RequestContextController;
@@ -98,10 +99,11 @@ public class InboxStartup {
         }
         metrics = InboxExtension.seesTelemetry() ? InboxMetrics.onContainerMeter(beans, () -> broker) : null;
         BrokerListener listener = metrics == null ? throughput : BrokerListener.all(List.of(metrics, throughput));
+        JobTracing tracing = InboxExtension.seesTelemetry() ? InboxTracing.onContainerTelemetry(beans) : null;
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 context, new JtaDeliveryTransactions(dataSource, userTransaction, transactionRegistry),
                 extension.brokerSettings(), extension.drainTimeout(), listener, recurring, extension.pauseTable(),
-                extension.scheduleTable(), extension.subscriberTable(), extension.connectionPooler()));
+                extension.scheduleTable(), extension.subscriberTable(), extension.connectionPooler(), tracing));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s){2} on data source {3}{4}", application,
                 subscriptions.size(), recurring.isEmpty() ? "" : " and " + recurring.size() + " recurring job(s)",
                 dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry" : "");

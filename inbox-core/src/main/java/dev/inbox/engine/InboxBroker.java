@@ -32,6 +32,7 @@ import dev.inbox.internal.broker.OpenedBroker;
 import dev.inbox.internal.broker.Payloads;
 import dev.inbox.internal.task.PlatformThreads;
 import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.JobTracing;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
@@ -304,6 +305,16 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
 
     public InboxBroker listener(BrokerListener value) {
         draft.listener(value);
+        return this;
+    }
+
+    /**
+     * Traces every publish and delivery with {@code value}, chosen here once: OpenTelemetry's
+     * with {@code tracing(OpenTelemetryTracing.of(openTelemetry))} of the inbox-opentelemetry
+     * module. None by default.
+     */
+    public InboxBroker tracing(JobTracing value) {
+        draft.tracing(value);
         return this;
     }
 

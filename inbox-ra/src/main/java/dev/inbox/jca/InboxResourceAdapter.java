@@ -99,6 +99,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (registration.listener() != null) {
             broker.listener(registration.listener());
         }
+        if (registration.tracing() != null) {
+            broker.tracing(registration.tracing());
+        }
         registration.routes().forEach(broker::route);
         registration.subscriptions().forEach(broker::subscribe);
         registration.recurring().forEach(broker::recurring);

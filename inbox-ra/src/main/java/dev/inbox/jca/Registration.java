@@ -8,6 +8,7 @@ import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.DeliveryTransactions;
+import dev.inbox.spi.JobTracing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,15 +39,26 @@ import javax.sql.DataSource;
  *                     null for the engine's default
  * @param connectionPooler what stands between the broker and the database ({@code inbox.connection-pooler});
  *                     null for the adapter's {@code ConnectionPooler}, else none
+ * @param tracing      traces the broker's publishes and deliveries (MicroProfile Telemetry's); null for none
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
         Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
         List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
-        String subscriberTable, ConnectionPooler connectionPooler) {
+        String subscriberTable, ConnectionPooler connectionPooler, JobTracing tracing) {
 
     public Registration {
         recurring = recurring == null ? List.of() : List.copyOf(recurring);
+    }
+
+    /** A registration that traces nothing. */
+    public Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
+            Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
+            Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
+            List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
+            String subscriberTable, ConnectionPooler connectionPooler) {
+        this(application, dataSource, subscriptions, routes, context, transactions, settings, drainTimeout, listener,
+                recurring, pauseTable, scheduleTable, subscriberTable, connectionPooler, null);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.JobTracing;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
@@ -37,6 +38,7 @@ import javax.sql.DataSource;
  * @param recurring            the recurring jobs, in the order they were given
  * @param subscriberTable      the table of each queue table's subscribers and their declarations
  * @param connectionPooler     what stands between the broker and its database, as declared
+ * @param tracing              how publishes and deliveries are traced ({@link JobTracing#NONE} for not at all)
  */
 public record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
@@ -45,7 +47,7 @@ public record BrokerConfig(String url, Properties driverProperties, DataSource d
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,
         List<Subscription<?>> subscriptions, String scheduleTable, List<RecurringJob<?>> recurring,
-        String subscriberTable, ConnectionPooler connectionPooler) {
+        String subscriberTable, ConnectionPooler connectionPooler, JobTracing tracing) {
 
     public BrokerConfig {
         settings = Map.copyOf(settings);

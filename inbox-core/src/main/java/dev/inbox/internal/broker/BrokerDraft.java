@@ -10,6 +10,7 @@ import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
 import dev.inbox.spi.BrokerListener;
+import dev.inbox.spi.JobTracing;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
@@ -56,6 +57,7 @@ public final class BrokerDraft {
     private ObjectMapper json;
     private Threads threads;
     private BrokerListener listener = new BrokerListener() {};
+    private JobTracing tracing = JobTracing.NONE;
     private Executor handlerContext = Runnable::run;
     private DeliveryTransactions deliveryTransactions;
     private Consumer<String> wakeElsewhere = queue -> {};
@@ -198,6 +200,11 @@ public final class BrokerDraft {
         listener = Objects.requireNonNull(value, "listener");
     }
 
+    public synchronized void tracing(JobTracing value) {
+        configuring("set the tracing");
+        tracing = Objects.requireNonNull(value, "tracing");
+    }
+
     /** @throws InboxException {@code DECLARATION} for a queue routed to another table already */
     public synchronized void route(String queue, InboxSpec spec) {
         configuring("route queue " + queue);
@@ -289,7 +296,7 @@ public final class BrokerDraft {
         return new BrokerConfig(url, driverProperties, dataSource, settings, connectionLimit, listenProbeInterval,
                 publishTimeout, pauseTable, dialects, clock, json, threads, listener, handlerContext,
                 deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()),
-                scheduleTable, List.copyOf(recurring.values()), subscriberTable, connectionPooler);
+                scheduleTable, List.copyOf(recurring.values()), subscriberTable, connectionPooler, tracing);
     }
 
     /** Fails with {@code LIFECYCLE} (or {@code CLOSED}) once the broker has connected or shut down. */

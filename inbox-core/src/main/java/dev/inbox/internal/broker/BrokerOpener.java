@@ -86,7 +86,8 @@ public final class BrokerOpener {
         boolean leases = config.subscriptions().stream().anyMatch(s -> s.get(SubscriptionOption.ENABLED)
                 && s.table().lease().isPresent());
         this.engine = new EngineContext(database, leases ? new SteadyClock(config.clock()) : config.clock(),
-                config.listener(), config.handlerContext(), transactions, new Wakes(transactions, config.wakeElsewhere()));
+                config.listener(), config.handlerContext(), transactions, new Wakes(transactions, config.wakeElsewhere()),
+                config.tracing());
     }
 
     /**
@@ -156,7 +157,7 @@ public final class BrokerOpener {
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
                         notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
                                 spec.table() + "." + spec.payload().orElseThrow().name()), config.listener(),
-                        (int) config.publishTimeout().toSeconds()));
+                        (int) config.publishTimeout().toSeconds(), config.tracing()));
             }
             // Last: a broker refused for another reason leaves no declaration behind.
             subscribers = SubscriberTable.register(database, connection, config.subscriberTable(), config.clock(),

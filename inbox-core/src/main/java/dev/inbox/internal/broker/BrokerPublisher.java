@@ -16,6 +16,8 @@ import dev.inbox.internal.jdbc.Sql;
 import dev.inbox.internal.jdbc.WriteGate;
 import dev.inbox.internal.runner.CurrentDelivery;
 import dev.inbox.spi.Dialect;
+import dev.inbox.spi.JobTracing;
+import java.lang.System.Logger.Level;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,13 +32,18 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert
  * (prepared when the broker opened), then wakes the queue once the row is visible.
  */
 public final class BrokerPublisher<T> implements Publisher<T> {
+    private static final System.Logger LOG = System.getLogger(BrokerPublisher.class.getName());
+
     private final Lifecycle lifecycle;
+    /** Set once the missing headers column has been logged, for tracing that has a context to carry. */
+    private volatile boolean toldNoHeaders;
     private final String queue;
     private final InboxSpec spec;
     private final ObjectWriter writer;
@@ -74,6 +81,37 @@ public final class BrokerPublisher<T> implements Publisher<T> {
         if (payloads.isEmpty()) {
             return List.of();
         }
+        return traced(target, payloads.size(), options, traced -> publish(target, payloads, traced, inOneTransaction));
+    }
+
+    /**
+     * Runs {@code insert} in a publish trace, with the trace's context added to the headers
+     * where the table has a headers column.
+     */
+    private List<Published> traced(PublishQueue target, int jobs, PublishOptions options,
+            Function<PublishOptions, List<Published>> insert) {
+        JobTracing.PublishTrace trace = target.tracing().publishing(queue, jobs);
+        PublishOptions traced = options;
+        if (spec.headers().isPresent()) {
+            Map<String, String> headers = trace.headers(options.headers());
+            traced = headers == options.headers() ? options : options.headers(headers);
+        } else if (trace != JobTracing.PublishTrace.NONE && !toldNoHeaders) {
+            toldNoHeaders = true;
+            LOG.log(Level.DEBUG, "queue {0}: table {1} has no headers column, so its jobs do not carry the"
+                    + " publisher's trace context and their deliveries begin traces of their own", queue, spec.table());
+        }
+        try {
+            List<Published> published = insert.apply(traced);
+            trace.ended(published, null);
+            return published;
+        } catch (RuntimeException | Error e) {
+            trace.ended(null, e);
+            throw e;
+        }
+    }
+
+    private List<Published> publish(PublishQueue target, Collection<?> payloads, PublishOptions options,
+            boolean inOneTransaction) {
         Database database = target.database();
         CurrentDelivery delivery = CurrentDelivery.current();
         if (delivery != null && delivery.database() == database) {
@@ -127,7 +165,9 @@ public final class BrokerPublisher<T> implements Publisher<T> {
 
     @Override
     public Published publish(Connection connection, T payload, PublishOptions options) {
-        return insertThrough(lifecycle.publishing(queue), connection, List.of(required(payload)), options).get(0);
+        PublishQueue target = lifecycle.publishing(queue);
+        List<T> payloads = List.of(required(payload));
+        return traced(target, 1, options, traced -> insertThrough(target, connection, payloads, traced)).get(0);
     }
 
     @Override
@@ -135,7 +175,8 @@ public final class BrokerPublisher<T> implements Publisher<T> {
             PublishOptions options) {
         PublishQueue target = lifecycle.publishing(queue);
         checkIds(payloads, options);
-        return payloads.isEmpty() ? List.of() : insertThrough(target, connection, payloads, options);
+        return payloads.isEmpty() ? List.of() : traced(target, payloads.size(), options,
+                traced -> insertThrough(target, connection, payloads, traced));
     }
 
     /** A job needs a payload its handler can take: null is refused before anything is written. */

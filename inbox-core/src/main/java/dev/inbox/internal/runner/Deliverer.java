@@ -11,6 +11,7 @@ import dev.inbox.internal.form.InFlight;
 import dev.inbox.internal.jdbc.LostRaces;
 import dev.inbox.internal.jdbc.Redaction;
 import dev.inbox.internal.jdbc.WriteGate;
+import dev.inbox.spi.JobTracing;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
@@ -49,6 +50,8 @@ public final class Deliverer<T> {
     private final LostRaces races;
     /** What a failed attempt writes into the table's last error column; nothing without one. */
     private final LastErrors lastErrors;
+    /** How deliveries are traced, chosen at open ({@link JobTracing#NONE} for not at all). */
+    private final JobTracing tracing;
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
@@ -67,6 +70,7 @@ public final class Deliverer<T> {
         this.delaysRetries = spec.lease().isPresent() || spec.retryAfter().isPresent();
         this.timeout = HandlerTimeout.of(settings.handlerTimeout());
         this.races = new LostRaces(queue, "delivery", engine.database().dialect(), engine.listener());
+        this.tracing = engine.tracing();
     }
 
     /** Works the deliveries of one unit (one delivery, or a batch) to their settlements. */
@@ -85,25 +89,32 @@ public final class Deliverer<T> {
 
     /** {@link #deliver}, for a caller already in the application's context. */
     void deliverHere(List<InFlight> unit, BooleanSupplier stopping) {
+        // The trace chosen at open; without tracing a constant that does nothing.
         if (batchHandler != null) {
-            deliverBatch(unit, stopping);
+            try (JobTracing.DeliveryTrace trace = tracing.deliveringBatch(queue, unit)) {
+                deliverBatch(unit, stopping, trace);
+            }
         } else {
-            deliver(unit.get(0), stopping);
+            try (JobTracing.DeliveryTrace trace = tracing.delivering(queue, unit.get(0))) {
+                deliver(unit.get(0), stopping, trace);
+            }
         }
     }
 
     /** Works {@code delivery} to its settlement; {@code stopping} tells a cut-off from a failure. */
-    private void deliver(InFlight delivery, BooleanSupplier stopping) {
-        Decoded<T> decoded = decode(delivery);
+    private void deliver(InFlight delivery, BooleanSupplier stopping, JobTracing.DeliveryTrace trace) {
+        Decoded<T> decoded = decode(delivery, trace);
         if (decoded == null) {
             return;
         }
         if (settings.transactional()) {
-            deliverInTransaction(delivery, decoded.payload(), stopping);
+            deliverInTransaction(delivery, decoded.payload(), stopping, trace);
         } else {
             Result result = invoke(decoded.payload(), delivery, stopping);
             if (result != null) {
-                finish(delivery, result, afterAttempt(delivery, result));
+                Outcome outcome = afterAttempt(delivery, result);
+                traced(trace, delivery, result, outcome);
+                finish(delivery, result, outcome);
             }
         }
     }
@@ -115,12 +126,14 @@ public final class Deliverer<T> {
      * Decodes the payload, or settles a row that cannot be worked (attempts exhausted, payload
      * that does not decode) and returns null.
      */
-    private Decoded<T> decode(InFlight delivery) {
+    private Decoded<T> decode(InFlight delivery, JobTracing.DeliveryTrace trace) {
         int max = settings.maxAttempts();
         if (max > 0 && delivery.attempt() > max) {
             // Its last attempts ended without a settlement (a crash spends an attempt too).
-            finish(delivery, Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
-                    + " began after the earlier ones ended without settling"));
+            Outcome drop = Outcome.drop("attempts exhausted: attempt " + delivery.attempt() + " of " + max
+                    + " began after the earlier ones ended without settling");
+            trace.settled(delivery, drop);
+            finish(delivery, drop);
             return null;
         }
         try {
@@ -138,16 +151,18 @@ public final class Deliverer<T> {
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
                     + " so it is {4}: {5}", queue, String.valueOf(delivery.id()), spec.table(), type,
                     settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
-            finish(delivery, Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage()));
+            Outcome drop = Outcome.drop("payload cannot be decoded into " + type + ": " + e.getMessage());
+            trace.settled(delivery, drop);
+            finish(delivery, drop);
             return null;
         }
     }
 
-    private void deliverBatch(List<InFlight> unit, BooleanSupplier stopping) {
+    private void deliverBatch(List<InFlight> unit, BooleanSupplier stopping, JobTracing.DeliveryTrace trace) {
         List<InFlight> deliveries = new ArrayList<>(unit.size());
         List<T> payloads = new ArrayList<>(unit.size());
         for (InFlight delivery : unit) {
-            Decoded<T> decoded = decode(delivery);
+            Decoded<T> decoded = decode(delivery, trace);
             if (decoded != null) {
                 deliveries.add(delivery);
                 payloads.add(decoded.payload());
@@ -208,7 +223,11 @@ public final class Deliverer<T> {
         }
         // One instant for the whole batch, so that rows retried together are due together.
         Instant now = engine.clock().instant();
+        if (failure != null) {
+            trace.failed(failure);
+        }
         for (int i = 0; i < deliveries.size(); i++) {
+            trace.settled(deliveries.get(i), settled.get(i));
             finish(deliveries.get(i), settled.get(i), lastErrorTexts.get(i), now);
         }
     }
@@ -243,6 +262,14 @@ public final class Deliverer<T> {
         engine.listener().handled(queue, 1, Elapsed.since(started), result.failure());
         // Settled by the watch while the handler ran on: its failed attempt is written and logged already.
         return late != null && delivery.isSettled() ? null : result;
+    }
+
+    /** Tells {@code trace} how the handler's call of {@code delivery} ended. */
+    private static void traced(JobTracing.DeliveryTrace trace, InFlight delivery, Result result, Outcome outcome) {
+        if (result.failure() != null) {
+            trace.failed(result.failure());
+        }
+        trace.settled(delivery, outcome);
     }
 
     /** The outcome that settles an attempt, and one log line when it failed. */
@@ -290,7 +317,8 @@ public final class Deliverer<T> {
      * one the broker's transactions begin). An ack commits the handler's writes with the
      * settlement; any other outcome rolls them back first, and the row then settles apart.
      */
-    private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping) {
+    private void deliverInTransaction(InFlight delivery, T payload, BooleanSupplier stopping,
+            JobTracing.DeliveryTrace trace) {
         HandlerTransaction tx;
         try {
             tx = delivery.claim().begin(delivery, engine.transactions());
@@ -298,7 +326,9 @@ public final class Deliverer<T> {
             LOG.log(Level.WARNING, "queue {0}: the transaction of row {1} could not begin, so the row goes back for"
                     + " another attempt: {2}", queue, String.valueOf(delivery.id()), HandlerFailures.describe(e));
             Result failed = new Result(Outcome.retry(), e);
-            finish(delivery, failed, decide(delivery, failed));
+            Outcome outcome = decide(delivery, failed);
+            traced(trace, delivery, failed, outcome);
+            finish(delivery, failed, outcome);
             return;
         }
         boolean committed = false;
@@ -317,6 +347,9 @@ public final class Deliverer<T> {
             logged = result != null && result.failure() instanceof SQLException e && races.lost(e);
             if (result != null && result.outcome().kind() == Outcome.Kind.ACK) {
                 committed = ackAndCommit(tx, delivery);
+                if (committed) {
+                    trace.settled(delivery, result.outcome());
+                }
             } else {
                 tx.rollback();
             }
@@ -337,7 +370,9 @@ public final class Deliverer<T> {
         }
         if (result != null && !committed && !delivery.isSettled()) {
             // Rolled back first; now the row settles in a transaction of its own (a retry still spends the attempt).
-            finish(delivery, result, logged ? decide(delivery, result) : afterAttempt(delivery, result));
+            Outcome outcome = logged ? decide(delivery, result) : afterAttempt(delivery, result);
+            traced(trace, delivery, result, outcome);
+            finish(delivery, result, outcome);
         }
     }
 
