@@ -15,6 +15,7 @@ import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.InjectionPoint;
+import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import java.lang.System.Logger.Level;
@@ -54,6 +55,7 @@ public class InboxExtension implements Extension {
     private ConnectionPooler connectionPooler;
     private boolean healthDetails;
     private int payloadLimit = PAYLOAD_LIMIT;
+    private final PayloadJson payloadJson = new PayloadJson();
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager manager) {
         event.addAnnotatedType(manager.createAnnotatedType(InboxStartup.class), InboxStartup.class.getName());
@@ -145,6 +147,19 @@ public class InboxExtension implements Extension {
             }
         }
         problems.forEach(problem -> event.addDefinitionError(new DeploymentException(problem)));
+    }
+
+    void findPayloadJson(@Observes ProcessBean<?> event) {
+        payloadJson.see(event.getBean());
+    }
+
+    void checkPayloadJson(@Observes AfterDeploymentValidation event) {
+        payloadJson.problem().ifPresent(event::addDeploymentProblem);
+    }
+
+    /** The application's {@code @InboxJson} mapper of payloads. */
+    PayloadJson payloadJson() {
+        return payloadJson;
     }
 
     void readConfiguration(@Observes AfterDeploymentValidation event) {

@@ -103,7 +103,8 @@ public class InboxStartup {
         broker = adapter.register(new Registration(application, dataSource, subscriptions, routes,
                 context, new JtaDeliveryTransactions(dataSource, userTransaction, transactionRegistry),
                 extension.brokerSettings(), extension.drainTimeout(), listener, recurring, extension.pauseTable(),
-                extension.scheduleTable(), extension.subscriberTable(), extension.connectionPooler(), tracing));
+                extension.scheduleTable(), extension.subscriberTable(), extension.connectionPooler(), tracing,
+                extension.payloadJson().codec(beans)));
         LOG.log(Level.INFO, "Inbox: application {0} opened {1} handler(s){2} on data source {3}{4}", application,
                 subscriptions.size(), recurring.isEmpty() ? "" : " and " + recurring.size() + " recurring job(s)",
                 dataSourceName, metrics != null ? "; its metrics go to MicroProfile Telemetry" : "");

@@ -30,12 +30,14 @@ import dev.inbox.internal.broker.DeadLetterRows;
 import dev.inbox.internal.broker.Lifecycle;
 import dev.inbox.internal.broker.OpenedBroker;
 import dev.inbox.internal.broker.Payloads;
+import dev.inbox.internal.codec.JsonbCodec;
 import dev.inbox.internal.task.PlatformThreads;
 import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.JobTracing;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.Dialect;
 import dev.inbox.spi.Threads;
+import jakarta.json.bind.Jsonb;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -273,9 +275,26 @@ public final class InboxBroker implements InboxAdmin, AutoCloseable {
         return this;
     }
 
-    /** The Jackson mapper for payloads and headers. Never enable default typing on it. */
+    /**
+     * The Jackson mapper for payloads and headers. Never enable default typing on it: payloads are
+     * decoded into the declared type only.
+     */
     public InboxBroker json(ObjectMapper mapper) {
         draft.json(mapper);
+        return this;
+    }
+
+    /**
+     * Payloads through the application's JSON-B instead of Jackson, for instance
+     * {@code broker.jsonb(JsonbBuilder.create(new JsonbConfig().withPropertyNamingStrategy(...)))}.
+     * Each payload type must be one JSON-B constructs (a record, a public or protected no-argument
+     * constructor, or a {@code @JsonbCreator}); opening a subscription or making a publisher fails
+     * with {@code DECLARATION} otherwise. JSON-B sets no document limit, so a payload is limited by
+     * the payload column alone. Headers are Inbox's own format and stay on the Jackson mapper of
+     * {@link #json}. The broker does not close {@code jsonb}.
+     */
+    public InboxBroker jsonb(Jsonb jsonb) {
+        draft.payloads(new JsonbCodec(jsonb));
         return this;
     }
 

@@ -120,6 +120,9 @@ public class InboxResourceAdapter implements ResourceAdapter, InboxAdapter, Seri
         if (registration.subscriberTable() != null) {
             broker.subscriberTable(registration.subscriberTable());
         }
+        if (registration.payloadCodec() != null) {
+            registration.payloadCodec().accept(broker);
+        }
         // Called on the application's thread as it starts: its class loader tells its beans from others'.
         Registered registered = new Registered(broker, registration.drainTimeout() != null
                 ? registration.drainTimeout() : drainTimeout(), Thread.currentThread().getContextClassLoader());

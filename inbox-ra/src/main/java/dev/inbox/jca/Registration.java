@@ -6,6 +6,7 @@ import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
 import dev.inbox.Subscription;
 import dev.inbox.SubscriptionOption;
+import dev.inbox.engine.InboxBroker;
 import dev.inbox.spi.BrokerListener;
 import dev.inbox.spi.DeliveryTransactions;
 import dev.inbox.spi.JobTracing;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -40,25 +42,28 @@ import javax.sql.DataSource;
  * @param connectionPooler what stands between the broker and the database ({@code inbox.connection-pooler});
  *                     null for the adapter's {@code ConnectionPooler}, else none
  * @param tracing      traces the broker's publishes and deliveries (MicroProfile Telemetry's); null for none
+ * @param payloadCodec hands the application's mapper of payloads ({@code @InboxJson}) to its broker; null
+ *                     for Inbox's Jackson
  */
 public record Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
         Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
         Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
         List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
-        String subscriberTable, ConnectionPooler connectionPooler, JobTracing tracing) {
+        String subscriberTable, ConnectionPooler connectionPooler, JobTracing tracing,
+        Consumer<InboxBroker> payloadCodec) {
 
     public Registration {
         recurring = recurring == null ? List.of() : List.copyOf(recurring);
     }
 
-    /** A registration that traces nothing. */
+    /** A registration that traces nothing, whose payloads go through Inbox's Jackson. */
     public Registration(String application, DataSource dataSource, List<Subscription<?>> subscriptions,
             Map<String, InboxSpec> routes, Executor context, DeliveryTransactions transactions,
             Map<SubscriptionOption<?>, Object> settings, Duration drainTimeout, BrokerListener listener,
             List<RecurringJob<?>> recurring, String pauseTable, String scheduleTable,
             String subscriberTable, ConnectionPooler connectionPooler) {
         this(application, dataSource, subscriptions, routes, context, transactions, settings, drainTimeout, listener,
-                recurring, pauseTable, scheduleTable, subscriberTable, connectionPooler, null);
+                recurring, pauseTable, scheduleTable, subscriberTable, connectionPooler, null, null);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.inbox.internal.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.internal.codec.PayloadCodec;
 import dev.inbox.ConnectionPooler;
 import dev.inbox.InboxSpec;
 import dev.inbox.RecurringJob;
@@ -43,6 +44,7 @@ import javax.sql.DataSource;
 public record BrokerConfig(String url, Properties driverProperties, DataSource dataSource,
         Map<SubscriptionOption<?>, Object> settings, int connectionLimit, Duration listenProbeInterval,
         Duration publishTimeout, String pauseTable, List<Dialect> dialects, Clock clock, ObjectMapper json,
+        PayloadCodec payloads,
         Threads threads, BrokerListener listener,
         Executor handlerContext, DeliveryTransactions deliveryTransactions, Consumer<String> wakeElsewhere,
         Map<String, InboxSpec> routes,

@@ -1,6 +1,8 @@
 package dev.inbox.internal.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.internal.codec.JacksonCodec;
+import dev.inbox.internal.codec.PayloadCodec;
 import dev.inbox.ConnectionPooler;
 import dev.inbox.Identifiers;
 import dev.inbox.InboxException.Kind;
@@ -55,6 +57,8 @@ public final class BrokerDraft {
     private final List<Dialect> dialects = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private ObjectMapper json;
+    /** The application's own payload codec; null for Jackson through {@link #json}. */
+    private PayloadCodec payloads;
     private Threads threads;
     private BrokerListener listener = new BrokerListener() {};
     private JobTracing tracing = JobTracing.NONE;
@@ -180,6 +184,17 @@ public final class BrokerDraft {
         json = Objects.requireNonNull(mapper, "mapper");
     }
 
+    /** Payloads through {@code codec} rather than the JSON mapper, which keeps the headers. */
+    public synchronized void payloads(PayloadCodec codec) {
+        configuring("set the payload codec");
+        payloads = Objects.requireNonNull(codec, "codec");
+    }
+
+    /** The codec of payloads: the application's, or Jackson through the JSON mapper. */
+    public synchronized PayloadCodec payloads() {
+        return payloads != null ? payloads : new JacksonCodec(json);
+    }
+
     public synchronized void threads(Threads value) {
         configuring("set the threads");
         threads = Objects.requireNonNull(value, "threads");
@@ -275,7 +290,7 @@ public final class BrokerDraft {
         return routes.get(queue);
     }
 
-    /** The JSON mapper of payloads and headers. */
+    /** The JSON mapper of headers, and of payloads unless a codec is set. */
     public synchronized ObjectMapper json() {
         return json;
     }
@@ -294,7 +309,7 @@ public final class BrokerDraft {
         configuring("connect again");
         sealed = true;
         return new BrokerConfig(url, driverProperties, dataSource, settings, connectionLimit, listenProbeInterval,
-                publishTimeout, pauseTable, dialects, clock, json, threads, listener, handlerContext,
+                publishTimeout, pauseTable, dialects, clock, json, payloads(), threads, listener, handlerContext,
                 deliveryTransactions, wakeElsewhere, new LinkedHashMap<>(routes), List.copyOf(subscriptions.values()),
                 scheduleTable, List.copyOf(recurring.values()), subscriberTable, connectionPooler, tracing);
     }

@@ -155,7 +155,7 @@ public final class BrokerOpener {
                         || channels.containsKey(dialect.listenChannel(table.getValue().spec().table())));
                 InboxSpec spec = table.getValue().spec();
                 queues.put(queue, new PublishQueue(queue, table.getValue(), database, config.clock(), engine.wakes(),
-                        notifies, Payloads.limit(config.json(), table.getValue().payloadCapacity(),
+                        notifies, Payloads.limit(config.payloads(), table.getValue().payloadCapacity(),
                                 spec.table() + "." + spec.payload().orElseThrow().name()), config.listener(),
                         (int) config.publishTimeout().toSeconds(), config.tracing()));
             }
@@ -172,7 +172,7 @@ public final class BrokerOpener {
      * payload type Jackson cannot construct.
      */
     private void checkDeclaration(Subscription<?> subscription) {
-        Payloads.requireDecodable(config.json(), subscription.payloadType(), subscription.queue());
+        config.payloads().reader(subscription.payloadType(), subscription.queue());
         InboxSpec spec = subscription.table();
         if (!dialect.capabilities().forms().contains(spec.claimForm())) {
             throw new InboxException(Kind.DECLARATION, "queue " + subscription.queue() + ": table " + spec.table()
@@ -252,9 +252,8 @@ public final class BrokerOpener {
         for (Sql sql : plan.statements()) {
             OpenedTable.prepare(connection, dialect, spec, sql);
         }
-        ObjectMapper json = config.json();
         Deliverer<T> deliverer = new Deliverer<>(engine, queue, spec, subscription.handler(),
-                subscription.batchHandler(), json.readerFor(json.constructType(subscription.payloadType())), settings,
+                subscription.batchHandler(), config.payloads().reader(subscription.payloadType(), queue), settings,
                 reports, LastErrors.of(table.lastErrorLength()));
         SubscriptionRunner runner = new SubscriptionRunner(queue, spec.table(), plan, deliverer, settings,
                 subscription.isBatch(), engine.clock(), config.listener(), pauses::paused, inWork);

@@ -3,12 +3,12 @@ package dev.inbox.internal.broker;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SequenceWriter;
 import dev.inbox.InboxException;
 import dev.inbox.InboxSpec;
 import dev.inbox.PublishOptions;
 import dev.inbox.Published;
 import dev.inbox.Publisher;
+import dev.inbox.internal.codec.PayloadWriter;
 import dev.inbox.internal.jdbc.Database;
 import dev.inbox.internal.jdbc.JdbcTransaction;
 import dev.inbox.internal.jdbc.RowIds;
@@ -35,7 +35,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * A broker's publisher for one queue: encodes the payload with Jackson and runs the table's insert
+ * A broker's publisher for one queue: encodes the payload with the broker's codec and runs the table's insert
  * (prepared when the broker opened), then wakes the queue once the row is visible.
  */
 public final class BrokerPublisher<T> implements Publisher<T> {
@@ -46,17 +46,15 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     private volatile boolean toldNoHeaders;
     private final String queue;
     private final InboxSpec spec;
-    private final ObjectWriter writer;
-    /** The payloads of a batch, one after another with nothing between them. */
-    private final ObjectWriter valuesWriter;
+    private final PayloadWriter writer;
     private final ObjectWriter headersWriter;
 
-    public BrokerPublisher(Lifecycle lifecycle, String queue, InboxSpec spec, ObjectMapper json, Class<T> payloadType) {
+    /** {@code json} writes the headers, which are Inbox's format; {@code writer} the application's payloads. */
+    public BrokerPublisher(Lifecycle lifecycle, String queue, InboxSpec spec, ObjectMapper json, PayloadWriter writer) {
         this.lifecycle = lifecycle;
         this.queue = queue;
         this.spec = spec;
-        this.writer = json.writerFor(payloadType);
-        this.valuesWriter = writer.withRootValueSeparator("");
+        this.writer = writer;
         this.headersWriter = json.writerFor(Map.class);
     }
 
@@ -230,29 +228,13 @@ public final class BrokerPublisher<T> implements Publisher<T> {
     }
 
     private List<byte[]> encodeAll(Collection<?> payloads) {
-        List<byte[]> encoded = new ArrayList<>(payloads.size());
         if (payloads.size() == 1) {
-            encoded.add(encode(required(payloads.iterator().next())));
-            return encoded;
+            return List.of(writer.write(required(payloads.iterator().next())));
         }
-        // One generator for the batch, each value taken from its buffer once written: making a
-        // generator and a serializer provider per value cost more than the insert itself.
-        ByteArrayOutputStream buffer = new ByteArrayOutputStream(128);
-        Object payload = null;
-        try (SequenceWriter values = valuesWriter.writeValues(buffer)) {
-            for (Object next : payloads) {
-                payload = required(next);
-                values.write(payload);
-                values.flush();
-                encoded.add(buffer.toByteArray());
-                buffer.reset();
-            }
-        } catch (JsonProcessingException e) {
-            throw unwritable(payload, e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // not from a byte array
+        for (Object payload : payloads) {
+            required(payload);
         }
-        return encoded;
+        return writer.writeAll(payloads);
     }
 
     /**
@@ -432,20 +414,6 @@ public final class BrokerPublisher<T> implements Publisher<T> {
             }
             throw e;
         }
-    }
-
-    private byte[] encode(Object payload) {
-        try {
-            return writer.writeValueAsBytes(payload);
-        } catch (JsonProcessingException e) {
-            throw unwritable(payload, e);
-        }
-    }
-
-    private InboxException unwritable(Object payload, JsonProcessingException e) {
-        return new InboxException(InboxException.Kind.DECLARATION, "queue " + queue + ": the payload "
-                + (payload == null ? "null" : payload.getClass().getName()) + " cannot be written as JSON: "
-                + e.getOriginalMessage(), e);
     }
 
     private String headers(PublishOptions options) {

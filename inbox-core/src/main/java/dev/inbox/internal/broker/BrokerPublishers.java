@@ -1,8 +1,8 @@
 package dev.inbox.internal.broker;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.InboxSpec;
 import dev.inbox.Publisher;
+import dev.inbox.internal.codec.PayloadCodec;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,9 +35,9 @@ public final class BrokerPublishers {
             if (spec == null) {
                 throw OpenedBroker.unknown(queue);
             }
-            ObjectMapper json = draft.json();
-            Payloads.requireDecodable(json, payloadType, queue);
-            return new BrokerPublisher<>(lifecycle, queue, spec, json, payloadType);
+            PayloadCodec payloads = draft.payloads();
+            payloads.reader(payloadType, queue);
+            return new BrokerPublisher<>(lifecycle, queue, spec, draft.json(), payloads.writer(payloadType, queue));
         });
     }
 

@@ -1,6 +1,6 @@
 package dev.inbox.internal.runner;
 
-import com.fasterxml.jackson.databind.ObjectReader;
+import dev.inbox.internal.codec.PayloadReader;
 import dev.inbox.BatchHandler;
 import dev.inbox.Handler;
 import dev.inbox.InboxException;
@@ -37,7 +37,7 @@ public final class Deliverer<T> {
     private final InboxSpec spec;
     private final Handler<T> handler;
     private final BatchHandler<T> batchHandler;
-    private final ObjectReader reader;
+    private final PayloadReader<T> reader;
     private final RunnerSettings settings;
     private final SettlementReports reports;
     private final RetryBackoff backoff;
@@ -55,7 +55,7 @@ public final class Deliverer<T> {
 
     /** Exactly one of {@code handler} and {@code batchHandler} is given. */
     public Deliverer(EngineContext engine, String queue, InboxSpec spec, Handler<T> handler, BatchHandler<T> batchHandler,
-            ObjectReader reader, RunnerSettings settings, SettlementReports reports, LastErrors lastErrors) {
+            PayloadReader<T> reader, RunnerSettings settings, SettlementReports reports, LastErrors lastErrors) {
         this.engine = engine;
         this.lastErrors = lastErrors;
         this.queue = queue;
@@ -140,14 +140,14 @@ public final class Deliverer<T> {
             if (delivery.payload() == null) {
                 throw new IOException("the payload column is NULL");
             }
-            T payload = reader.readValue(delivery.payload());
+            T payload = reader.read(delivery.payload());
             if (payload == null) {
                 // No publish writes one (a null payload is refused): another program did.
                 throw new IOException("the payload is JSON null");
             }
             return new Decoded<>(payload);
         } catch (IOException e) {
-            String type = reader.getValueType().toCanonical();
+            String type = reader.typeName();
             LOG.log(Level.WARNING, "queue {0}: row {1} of table {2} has a payload that cannot be decoded into {3},"
                     + " so it is {4}: {5}", queue, String.valueOf(delivery.id()), spec.table(), type,
                     settings.deadLetters() ? "dead-lettered" : "dropped", e.getMessage());
