@@ -27,6 +27,8 @@ final class ItDatabase {
 
     private final String name;
     private final Path sqliteFile;
+    /** The pid file of the machine's MariaDB, read as {@link #stopServer} stops it; null until then. */
+    private String mariadbPidFile;
 
     /** @param serverOutput where the server keeps its SQLite database file */
     ItDatabase(String name, Path serverOutput) {
@@ -127,18 +129,36 @@ final class ItDatabase {
 
     /**
      * Stops the database server, as an outage would: the embedded one where it serves the run,
-     * else the machine's own (as root, the way .ci/run starts it).
+     * else the machine's own (as root, the way .ci/run starts it). MariaDB's is named by its own
+     * pid file: other servers of the same binary may run beside it (the Galera nodes of
+     * scripts/galera.sh, another run's), which {@code pgrep} and {@code start-stop-daemon --exec}
+     * alone took for it.
      */
     void stopServer() throws IOException, InterruptedException {
+        String mariadb = name.equals("mariadb") && !TestServers.embedded(3306) ? mariadbStop() : null;
         control(TestServers::stop, "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main stop",
-                "mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown"
-                        + " && for i in $(seq 1 600); do pgrep -x mariadbd >/dev/null || exit 0; sleep 0.1; done; exit 1");
+                mariadb);
+    }
+
+    private String mariadbStop() throws IOException {
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@pid_file")) {
+            rs.next();
+            mariadbPidFile = rs.getString(1);
+        } catch (SQLException e) {
+            throw new IOException("the MariaDB server's pid file could not be read: " + e.getMessage(), e);
+        }
+        String pid = Files.readString(Path.of(mariadbPidFile)).strip();
+        return "mariadb-admin --protocol=TCP -h 127.0.0.1 -u root shutdown && for i in $(seq 1 600);"
+                + " do kill -0 " + pid + " 2>/dev/null || exit 0; sleep 0.1; done; exit 1";
     }
 
     /** Starts the server {@link #stopServer} stopped, and waits until it answers. */
     void startServer() throws IOException, InterruptedException {
         control(TestServers::start, "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -n 1) main start",
-                "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd && for i in $(seq 1 300);"
+                "start-stop-daemon --start --oknodo --background"
+                        + (mariadbPidFile == null ? "" : " --pidfile " + mariadbPidFile)
+                        + " --exec /usr/sbin/mariadbd && for i in $(seq 1 300);"
                         + " do mariadb-admin --protocol=TCP -h 127.0.0.1 -u root ping >/dev/null 2>&1 && exit 0;"
                         + " sleep 0.1; done; exit 1");
     }
