@@ -1,5 +1,6 @@
 package dev.inbox.engine;
 
+import dev.inbox.testdb.TestServers;
 
 /**
  * The PgBouncer of {@code scripts/pgbouncer.sh}: transaction pooling and session pooling in front
@@ -24,8 +25,13 @@ final class PgBouncer {
         return new PgBouncer(ClusterScript.fromBuild("inbox.pgbouncer.script", "pgbouncer.sh"));
     }
 
-    /** Both poolers running; installs PgBouncer where missing. */
+    /**
+     * Both poolers running; installs PgBouncer where missing. In front of the machine's PostgreSQL
+     * at 127.0.0.1:5432, or, where none answers there, the embedded one the tests start in its
+     * place for the rest of this JVM.
+     */
     void start() {
+        TestServers.orEmbedded("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         run("start");
     }
 
