@@ -3,6 +3,7 @@ package dev.inbox.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.inbox.testdb.TestServers;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -30,8 +31,10 @@ class RefundsDuplicateKeyTest {
 
     @Test
     void onPostgresADuplicateIsOneAndAKilledConnectionIsNot() throws SQLException {
-        String url = System.getenv().getOrDefault("INBOX_TEST_POSTGRES_URL",
-                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        // Where no URL is given and nothing answers at the local address, an embedded server starts there.
+        String given = System.getenv("INBOX_TEST_POSTGRES_URL");
+        String url = given != null ? given
+                : TestServers.orEmbedded("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
             s.execute("CREATE TEMPORARY TABLE refunds (order_id BIGINT PRIMARY KEY)");
             s.execute("INSERT INTO refunds VALUES (42)");
