@@ -3,7 +3,7 @@ package dev.inbox;
 import java.util.List;
 
 /**
- * How a broker is doing, for health checks ({@link InboxBroker#health()}).
+ * How a broker is doing, for health checks ({@code InboxBroker.health()}).
  *
  * @param running  connected and not shut down
  * @param queues   each subscription's health, by queue name

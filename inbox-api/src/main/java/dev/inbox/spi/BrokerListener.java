@@ -8,7 +8,7 @@ import java.util.Locale;
 /**
  * Hears what happens to a broker's jobs, for metrics and tests: the listener SPI that inbox-cdi
  * binds to OpenTelemetry, and that a plain-JDBC user binds to anything
- * ({@link InboxBroker#listener}). Called on the engine's threads; keep it quick and let it not
+ * ({@code InboxBroker.listener}). Called on the engine's threads; keep it quick and let it not
  * throw. Every method does nothing by default.
  */
 public interface BrokerListener {

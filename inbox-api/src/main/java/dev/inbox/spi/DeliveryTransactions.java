@@ -5,7 +5,7 @@ import java.sql.Connection;
 
 /**
  * Opens the transaction of a transactional delivery. By default a JDBC transaction on a connection
- * of the broker's pool ({@link #jdbc}); in an application server a JTA transaction, which every
+ * of the broker's pool (the engine's own); in an application server a JTA transaction, which every
  * write of the handler through a JTA data source joins.
  */
 public interface DeliveryTransactions {
