@@ -33,14 +33,7 @@ class RecurringAdminTest {
 
     private static void createTables(TestDatabase db, boolean disabling) {
         db.createLeaseTable(TABLE);
-        String time = switch (db) {
-            case POSTGRES -> "TIMESTAMPTZ";
-            case SQLITE -> "TEXT";
-            default -> "DATETIME";
-        };
-        db.execute("DROP TABLE IF EXISTS " + SCHEDULE, "CREATE TABLE " + SCHEDULE + " (name VARCHAR(200) PRIMARY KEY,"
-                + " cron VARCHAR(200) NOT NULL, next_due " + time + " NOT NULL"
-                + (disabling ? ", disabled_at " + time + " NULL" : "") + ")");
+        RecurringJobsTest.createSchedule(db, SCHEDULE, disabling);
     }
 
     private InboxBroker server(TestDatabase db) {

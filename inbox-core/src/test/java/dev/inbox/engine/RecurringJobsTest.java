@@ -43,13 +43,19 @@ class RecurringJobsTest {
 
     private static void createTables(TestDatabase db) {
         db.createLeaseTable(TABLE);
+        createSchedule(db, SCHEDULE, false);
+    }
+
+    /** Drops and creates schedule table {@code name}, with the optional {@code disabled_at} where asked. */
+    static void createSchedule(TestDatabase db, String name, boolean disabledAt) {
         String time = switch (db) {
             case POSTGRES -> "TIMESTAMPTZ";
             case SQLITE -> "TEXT";
             default -> "DATETIME";
         };
-        db.execute("DROP TABLE IF EXISTS " + SCHEDULE, "CREATE TABLE " + SCHEDULE + " (name VARCHAR(200) PRIMARY KEY,"
-                + " cron VARCHAR(200) NOT NULL, next_due " + time + " NOT NULL)");
+        db.execute("DROP TABLE IF EXISTS " + name, "CREATE TABLE " + name + " (name VARCHAR(200) PRIMARY KEY,"
+                + " cron VARCHAR(200) NOT NULL, next_due " + time + " NOT NULL"
+                + (disabledAt ? ", disabled_at " + time + " NULL" : "") + ")");
     }
 
     private InboxBroker broker(TestDatabase db, Clock clock, RecurringJob<?> job) {

@@ -35,27 +35,34 @@ final class ScheduleRows {
      * @throws InboxException {@code SCHEMA} where it is missing or lacks a column, naming its DDL
      */
     static ScheduleRows open(Dialect dialect, Connection connection, String table) {
-        ScheduleRows rows = new ScheduleRows(dialect, table, false);
-        try (Statement s = connection.createStatement()) {
-            s.executeQuery("SELECT " + rows.column("name") + ", " + rows.column("cron") + ", " + rows.column("next_due")
-                    + " FROM " + rows.quoted + " WHERE 1 = 0").close();
+        try {
+            probe(dialect, connection, table, List.of("name", "cron", "next_due"));
         } catch (SQLException e) {
             throw new InboxException(InboxException.Kind.SCHEMA, "the schedule table " + table + " of the recurring"
                     + " jobs is not there or lacks columns (" + e.getMessage().trim() + "): create it as"
                     + " InboxSchema.scheduleTable() writes it, such as CREATE TABLE " + table + " (name VARCHAR(200)"
-                    + " PRIMARY KEY, cron VARCHAR(200) NOT NULL, next_due " + rows.timeType() + " NOT NULL,"
-                    + " disabled_at " + rows.timeType() + " NULL)", e);
+                    + " PRIMARY KEY, cron VARCHAR(200) NOT NULL, next_due " + timeType(dialect) + " NOT NULL,"
+                    + " disabled_at " + timeType(dialect) + " NULL)", e);
         }
-        return new ScheduleRows(dialect, table, rows.probe(connection, "disabled_at"));
+        boolean disabling;
+        try {
+            probe(dialect, connection, table, List.of("disabled_at"));
+            disabling = true;
+        } catch (SQLException e) {
+            disabling = false;
+        }
+        return new ScheduleRows(dialect, table, disabling);
     }
 
-    /** Whether the table has {@code column}, asked as the dialect asks (SQLite reads a missing quoted name as text). */
-    private boolean probe(Connection connection, String column) {
+    /**
+     * Fails unless {@code table} has {@code columns}, asked as the dialect asks (SQLite reads a
+     * missing quoted name as text).
+     */
+    private static void probe(Dialect dialect, Connection connection, String table, List<String> columns)
+            throws SQLException {
         try (Statement s = connection.createStatement()) {
-            s.executeQuery(dialect.columnProbe(quoted, List.of(column(column)))).close();
-            return true;
-        } catch (SQLException e) {
-            return false;
+            s.executeQuery(dialect.columnProbe(dialect.quote(table), columns.stream().map(dialect::quote).toList()))
+                    .close();
         }
     }
 
@@ -63,7 +70,7 @@ final class ScheduleRows {
      * The time type of the built-in dialects' tables; for a dialect of the user's, words, as the
      * pause table's message has them.
      */
-    private String timeType() {
+    private static String timeType(Dialect dialect) {
         return switch (dialect.name()) {
             case "postgresql" -> "TIMESTAMPTZ";
             case "sqlite" -> "TEXT";
@@ -159,7 +166,7 @@ final class ScheduleRows {
         if (!disabling) {
             throw new InboxException(InboxException.Kind.SCHEMA, "the schedule table " + table + " has no column"
                     + " disabled_at, where a recurring job disabled on every server is kept: add it (ALTER TABLE "
-                    + table + " ADD disabled_at " + timeType() + " NULL) and restart, or disable the job on one"
+                    + table + " ADD disabled_at " + timeType(dialect) + " NULL) and restart, or disable the job on one"
                     + " server by configuration");
         }
     }
